@@ -1,0 +1,207 @@
+# aisb: GNU make + pkg-config.  See README.md.
+#
+# Sources are found by directory, so adding a file needs no edit here:
+#   lib/*.c          -> $(BUILD)/libaisb.a (PIC: also linked into the module)
+#   shell/*.c        -> $(BUILD)/bin/aisb-shell
+#   gate/*.c         -> $(BUILD)/libexec/aisb/aisb-gate
+#   pam/*.c          -> $(BUILD)/lib/security/pam_aisb.so
+#   tests/unit/*.c   -> $(BUILD)/tests/unit/NAME     (TAP programs)
+#   tests/helpers/*.c-> $(BUILD)/tests/helpers/NAME  (attack helpers)
+#   tests/fuzz/fuzz_*.c -> $(BUILD)/fuzz/NAME        (libFuzzer, clang)
+
+BUILD	?= build
+, := ,
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
+MANDIR	?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+DESTDIR	?=
+# The distribution's PAM module directory (Debian: multiarch).
+PAMDIR	?= $(shell d=$$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null); \
+	   if [ -n "$$d" ]; then echo /usr/lib/$$d/security; \
+	   elif [ -d /usr/lib64/security ]; then echo /usr/lib64/security; \
+	   else echo /usr/lib/security; fi)
+
+CC	?= cc
+FUZZ_CC	?= clang
+FUZZ_SECONDS ?= 60
+WERROR	?=
+SAN	?=
+
+PKGS	:= libconfuse libcap-ng libseccomp libnftnl libmnl
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+# Probe a flag: $(call cc-option,-flag) expands to the flag if $(CC)
+# accepts it (as OpenSSH's configure does), else to nothing.
+cc-option = $(shell if $(CC) -Werror $(1) -x c -c /dev/null -o /dev/null \
+	      >/dev/null 2>&1; then echo "$(1)"; fi)
+ld-option = $(shell if echo 'int main(void){return 0;}' | $(CC) -Werror \
+	      $(1) -x c - -o /dev/null >/dev/null 2>&1; then echo "$(1)"; fi)
+
+WARN	:= -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+	   -Wmissing-prototypes -Wcast-qual -Wwrite-strings \
+	   -Werror=implicit-function-declaration -Werror=format-security \
+	   $(call cc-option,-Wimplicit-fallthrough) \
+	   $(call cc-option,-Wno-format-nonliteral)
+HARDEN	:= $(call cc-option,-fstack-protector-strong) \
+	   $(call cc-option,-fstack-clash-protection) \
+	   $(call cc-option,-fcf-protection) \
+	   $(call cc-option,-ftrivial-auto-var-init=zero) \
+	   $(call cc-option,-fno-strict-overflow)
+ifeq ($(SAN),)
+OPT	:= -O2 -D_FORTIFY_SOURCE=2
+else
+# ASan+UBSan: no FORTIFY (it confuses the interceptors), keep frames.
+OPT	:= -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	   -fno-sanitize-recover=undefined
+endif
+LDHARD	:= $(call ld-option,-Wl$(,)-z$(,)relro) $(call ld-option,-Wl$(,)-z$(,)now) \
+	   $(call ld-option,-Wl$(,)-z$(,)noexecstack)
+
+CFLAGS	?=
+LDFLAGS	?=
+ALL_CFLAGS := -std=gnu11 -g $(OPT) $(WARN) $(HARDEN) $(if $(WERROR),-Werror) \
+	   -fPIC -Ilib $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_LDFLAGS := $(LDHARD) $(if $(SAN),-fsanitize=address$(,)undefined) $(LDFLAGS)
+
+LIB_SRC	  := $(wildcard lib/*.c)
+SHELL_SRC := $(wildcard shell/*.c)
+GATE_SRC  := $(wildcard gate/*.c)
+PAM_SRC	  := $(wildcard pam/*.c)
+UNIT_SRC  := $(wildcard tests/unit/*.c)
+HELP_SRC  := $(wildcard tests/helpers/*.c)
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+
+LIB_OBJ	  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+SHELL_OBJ := $(SHELL_SRC:%.c=$(BUILD)/%.o)
+GATE_OBJ  := $(GATE_SRC:%.c=$(BUILD)/%.o)
+PAM_OBJ	  := $(PAM_SRC:%.c=$(BUILD)/%.o)
+
+LIBAISB	  := $(BUILD)/libaisb.a
+SHELL_BIN := $(BUILD)/bin/aisb-shell
+GATE_BIN  := $(BUILD)/libexec/aisb/aisb-gate
+PAM_SO	  := $(BUILD)/lib/security/pam_aisb.so
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+HELP_BIN  := $(HELP_SRC:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
+FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+PROGS	  := $(SHELL_BIN) $(if $(GATE_SRC),$(GATE_BIN)) $(if $(PAM_SRC),$(PAM_SO))
+
+.PHONY: all check check-unit asan fuzz fuzz-build demo install uninstall \
+	lint clean deps-build deps-test bench dist
+all: $(PROGS) $(UNIT_BIN) $(HELP_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBAISB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(SHELL_BIN): $(SHELL_OBJ) $(LIBAISB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(GATE_BIN): $(GATE_OBJ) $(LIBAISB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The module: only the pam_sm_* entry points are exported, and every
+# symbol must resolve at link time.
+$(PAM_SO): $(PAM_OBJ) $(LIBAISB) pam/pam_aisb.map
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared $(ALL_LDFLAGS) \
+	    -Wl,--version-script=pam/pam_aisb.map -Wl,--no-undefined \
+	    -o $@ $(PAM_OBJ) $(LIBAISB) $(PKG_LIBS) -lpam
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIBAISB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-discarded-qualifiers -Itests/lib -Ishell -Igate -pie $(ALL_LDFLAGS) \
+	    -o $@ $< $(filter-out $(BUILD)/shell/main.o $(BUILD)/gate/main.o,\
+	    $(SHELL_OBJ) $(GATE_OBJ)) $(LIBAISB) $(PKG_LIBS)
+
+$(BUILD)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
+
+-include $(LIB_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(GATE_OBJ:.o=.d) $(PAM_OBJ:.o=.d)
+
+# Tests.  tests/run prints TAP through prove and ends with one line
+# "N passed, N failed, N skipped".
+check: all deps-test
+	BUILD=$(abspath $(BUILD)) tests/run
+
+check-unit: all
+	BUILD=$(abspath $(BUILD)) tests/run tests/unit
+
+asan:
+	$(MAKE) BUILD=build-asan SAN=1 check
+
+deps-build:
+	@tests/deps.sh build
+
+deps-test:
+	@tests/deps.sh test
+
+# libFuzzer targets: clang, ASan+UBSan, each linked with the library
+# compiled for fuzzing.
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -Ishell -Igate \
+	      $(PKG_CFLAGS) -DAISB_FUZZ
+FUZZ_LIBSRC := $(LIB_SRC) $(filter-out gate/main.c,$(GATE_SRC))
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIBSRC) $(PKG_LIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	@set -e; for f in $(FUZZ_BIN); do \
+	    n=$$(basename $$f); c=tests/fuzz/corpus/$$n; mkdir -p $$c; \
+	    w=$$(mktemp -d); \
+	    echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -print_final_stats=1 $$w $$c 2>&1 | tail -n 12; \
+	    rm -rf $$w; \
+	done
+
+demo: deps-build all
+	BUILD=$(abspath $(BUILD)) tests/demo.sh
+
+install: $(PROGS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/aisb \
+	    $(DESTDIR)$(PAMDIR) $(DESTDIR)$(SYSCONFDIR)/aisb/users.d
+	install -m 0755 $(SHELL_BIN) $(DESTDIR)$(BINDIR)/aisb-shell
+	$(if $(GATE_SRC),install -m 0755 $(GATE_BIN) $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-gate)
+	$(if $(PAM_SRC),install -m 0644 $(PAM_SO) $(DESTDIR)$(PAMDIR)/pam_aisb.so)
+	test -e $(DESTDIR)$(SYSCONFDIR)/aisb/aisb.conf || \
+	    install -m 0644 etc/aisb/aisb.conf $(DESTDIR)$(SYSCONFDIR)/aisb/aisb.conf
+	@if ls docs/*.[58] >/dev/null 2>&1; then \
+	    install -d $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8; \
+	    for m in docs/*.5; do install -m 0644 $$m $(DESTDIR)$(MANDIR)/man5/; done; \
+	    for m in docs/*.8; do install -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/; done; \
+	fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/aisb-shell $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-gate \
+	    $(DESTDIR)$(PAMDIR)/pam_aisb.so
+
+C_FILES = $(LIB_SRC) $(SHELL_SRC) $(GATE_SRC) $(PAM_SRC) $(UNIT_SRC) \
+	  $(HELP_SRC) $(FUZZ_SRC) $(wildcard lib/*.h shell/*.h gate/*.h pam/*.h tests/lib/*.h)
+SH_FILES = $(shell grep -lsr '^\#!/bin/bash' tests .ci bench packaging 2>/dev/null)
+
+lint: deps-build
+	clang-format --dry-run --Werror $(C_FILES)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	    --inline-suppr --suppress=missingIncludeSystem -Ilib $(filter %.c,$(C_FILES))
+	clang-tidy --quiet $(filter-out tests/fuzz/%,$(filter %.c,$(C_FILES))) -- \
+	    -std=gnu11 -Ilib -Ishell -Igate -Itests/lib $(PKG_CFLAGS)
+	shellcheck -x $(SH_FILES)
+	@for m in $(wildcard docs/*.[58]); do \
+	    mandoc -Tlint -Wwarning $$m || exit 1; done
+
+clean:
+	rm -rf build build-asan

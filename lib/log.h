@@ -1,0 +1,39 @@
+/*
+ * log.h: logging for the programs (aisb-shell, aisb-gate).
+ *
+ * Messages go to syslog (LOG_AUTHPRIV) and, when enabled, to stderr as
+ * "aisb: message".  Library code that pam_aisb.so links never calls
+ * these: it returns errors instead.
+ */
+#ifndef AISB_LOG_H
+#define AISB_LOG_H
+
+#include <stdbool.h>
+#include <syslog.h>
+
+enum {
+	LOG_TO_SYSLOG = 1 << 0,
+	LOG_TO_STDERR = 1 << 1,
+};
+
+void	log_open(const char *ident, int flags);
+void	log_set_debug(bool on);
+void	log_msg(int prio, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* Syslog only, never stderr (session and decision records). */
+void	log_record(int prio, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+#define log_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
+#define log_warn(...)	log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
+
+/*
+ * Log err and return it: "return log_errno(-errno, "open %s: %m", p);".
+ * errno is set from r (negative) before formatting so %m works.
+ */
+int	log_errno(int r, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+#endif

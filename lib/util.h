@@ -1,0 +1,36 @@
+/*
+ * util.h: cleanup attributes and small helpers (house style, AESTHETICS §3).
+ */
+#ifndef AISB_UTIL_H
+#define AISB_UTIL_H
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static inline void
+util_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void
+util_closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+
+#define _cleanup_free_	__attribute__((cleanup(util_freep)))
+#define _cleanup_close_	__attribute__((cleanup(util_closep)))
+
+/* Hand an fd or pointer to the caller: the cleanup then does nothing. */
+#define TAKE_FD(fd)	({ int _t = (fd); (fd) = -1; _t; })
+#define TAKE_PTR(p)	({ __typeof__(p) _t = (p); (p) = NULL; _t; })
+
+#define ELEMENTSOF(a)	(sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * args.c: aisb-shell's command line.  See args.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+
+int
+args_parse(int argc, char **argv, struct aisb_args *out)
+{
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	out->argv0 = argc > 0 && argv[0] ? argv[0] : "aisb-shell";
+	out->login = out->argv0[0] == '-';
+	for (i = 1; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (strncmp(o, "--", 2) != 0 || strcmp(o, "--") == 0)
+			break;
+		if (strcmp(o, "--config") == 0 || strcmp(o, "--user") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "aisb-shell: %s needs an "
+				    "argument\n", o);
+				return -EINVAL;
+			}
+			if (o[2] == 'c')
+				out->config = argv[++i];
+			else
+				out->user = argv[++i];
+		} else if (strcmp(o, "--print-policy") == 0)
+			out->action = ACT_PRINT_POLICY;
+		else if (strcmp(o, "--json") == 0)
+			out->json = true;
+		else if (strcmp(o, "--check-config") == 0)
+			out->action = ACT_CHECK_CONFIG;
+		else if (strcmp(o, "--doctor") == 0)
+			out->action = ACT_DOCTOR;
+		else if (strcmp(o, "--version") == 0)
+			out->action = ACT_VERSION;
+		else if (strcmp(o, "--help") == 0)
+			out->action = ACT_HELP;
+		else {
+			fprintf(stderr, "aisb-shell: unknown option '%s' "
+			    "(see aisb-shell --help)\n", o);
+			return -EINVAL;
+		}
+	}
+	if (i < argc && strcmp(argv[i], "--") == 0)
+		i++;
+	if (out->json && out->action != ACT_PRINT_POLICY) {
+		fprintf(stderr, "aisb-shell: --json goes with --print-policy\n");
+		return -EINVAL;
+	}
+	if (out->action != ACT_SESSION && i < argc) {
+		fprintf(stderr, "aisb-shell: unexpected argument '%s'\n",
+		    argv[i]);
+		return -EINVAL;
+	}
+	out->argc = argc - i;
+	out->argv = argv + i;
+	return 0;
+}

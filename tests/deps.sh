@@ -1,0 +1,32 @@
+#!/bin/bash
+# tests/deps.sh build|test: install the Debian packages aisb needs when
+# any is missing (root only; otherwise say what to install).
+set -eu
+build_pkgs=(build-essential pkg-config libpam0g-dev libcap-ng-dev
+	libnftnl-dev libmnl-dev libconfuse-dev libseccomp-dev)
+test_pkgs=(pamtester openssh-server openssh-client dnsmasq nftables mandoc
+	shellcheck tmux curl wget iproute2 util-linux passwd login procps psmisc
+	python3 socat openssl clang libclang-rt-14-dev perl cron at git
+	clang-format clang-tidy cppcheck nodejs)
+case "${1:-build}" in
+build) want=("${build_pkgs[@]}") ;;
+test) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+*) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "aisb: missing packages: ${missing[*]} (run as root: apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+echo "aisb: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# Services that packages start on install are not wanted here.
+printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
