@@ -10,4 +10,9 @@
 #define AISB_EX_HOST	77	/* the host cannot enforce the policy */
 #define AISB_EX_CONFIG	78	/* the policy is invalid or unsafe */
 
+/* Inside the sandbox netns (gated mode). */
+#define AISB_CAPTURE_PORT	3129	/* nft redirect target, 127.0.0.1 */
+#define AISB_SYNTH_NET		"198.18.0.0"	/* synthetic range for names */
+#define AISB_SYNTH_PREFIX	15
+
 #endif

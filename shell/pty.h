@@ -1,0 +1,28 @@
+/*
+ * pty.h: the sandbox's fresh terminal and the outer relay.
+ */
+#ifndef AISB_PTY_H
+#define AISB_PTY_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* init, after the new devpts is mounted: a pty pair from /dev/ptmx
+ * inside.  The window size is copied from the caller's tty (fd 0). */
+int	pty_open(int *ret_master, int *ret_slave);
+
+/* Inner: setsid, slave becomes the controlling tty and fds 0, 1, 2. */
+int	pty_attach(int slave);
+
+/*
+ * Outer: wait for init (pid) while relaying the caller's terminal to
+ * master (master < 0: no tty, just wait), propagating SIGWINCH as
+ * TIOCSWINSZ, forwarding SIGTERM/SIGHUP/SIGINT/SIGQUIT to init, and
+ * killing init after timeout_s seconds (0 = never; *ret_timed_out set).
+ * The caller's terminal is put in raw mode and restored on return.
+ * Returns the status as a shell reports it (exit code or 128+N).
+ */
+int	pty_outer_wait(pid_t init, int master, uint64_t timeout_s,
+	    int *ret_timed_out);
+
+#endif
