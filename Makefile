@@ -205,3 +205,6 @@ lint: deps-build
 
 clean:
 	rm -rf build build-asan
+
+# Targets owned by one part of the tree (dist, bench, ...).
+-include $(wildcard packaging/*.mk bench/*.mk tests/*/*.mk)

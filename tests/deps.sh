@@ -8,9 +8,18 @@ test_pkgs=(pamtester openssh-server openssh-client dnsmasq nftables mandoc
 	shellcheck tmux curl wget iproute2 util-linux passwd login procps psmisc
 	python3 socat openssl clang libclang-rt-14-dev perl cron at git
 	clang-format clang-tidy cppcheck nodejs)
+here=$(cd "$(dirname "$0")" && pwd)
+# Each part of the test suite lists extra packages in tests/deps.d/*.txt.
+extra=()
+for f in "$here"/deps.d/*.txt; do
+	[ -f "$f" ] || continue
+	while read -r p _; do
+		case "$p" in ''|'#'*) ;; *) extra+=("$p") ;; esac
+	done < "$f"
+done
 case "${1:-build}" in
 build) want=("${build_pkgs[@]}") ;;
-test) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+test) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${extra[@]}") ;;
 *) echo "usage: $0 build|test" >&2; exit 2 ;;
 esac
 missing=()
