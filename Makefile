@@ -124,9 +124,10 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIBAISB)
 	    -o $@ $< $(filter-out $(BUILD)/shell/main.o $(BUILD)/gate/main.o,\
 	    $(SHELL_OBJ) $(GATE_OBJ)) $(LIBAISB) $(PKG_LIBS)
 
-$(BUILD)/tests/helpers/%: tests/helpers/%.c
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBAISB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -Wno-discarded-qualifiers -Itests/lib -pie $(ALL_LDFLAGS) \
+	    -o $@ $< $(LIBAISB) $(PKG_LIBS)
 
 -include $(LIB_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(GATE_OBJ:.o=.d) $(PAM_OBJ:.o=.d)
 
