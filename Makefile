@@ -118,11 +118,11 @@ $(PAM_SO): $(PAM_OBJ) $(LIBAISB) pam/pam_aisb.map
 	    -Wl,--version-script=pam/pam_aisb.map -Wl,--no-undefined \
 	    -o $@ $(PAM_OBJ) $(LIBAISB) $(PKG_LIBS) -lpam
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIBAISB)
+UNIT_OBJ  := $(filter-out $(BUILD)/shell/main.o $(BUILD)/gate/main.o,$(SHELL_OBJ) $(GATE_OBJ))
+$(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-discarded-qualifiers -Itests/lib -Ishell -Igate -pie $(ALL_LDFLAGS) \
-	    -o $@ $< $(filter-out $(BUILD)/shell/main.o $(BUILD)/gate/main.o,\
-	    $(SHELL_OBJ) $(GATE_OBJ)) $(LIBAISB) $(PKG_LIBS)
+	    -o $@ $< $(UNIT_OBJ) $(LIBAISB) $(PKG_LIBS)
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBAISB)
 	@mkdir -p $(dir $@)
