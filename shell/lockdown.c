@@ -1,25 +1,256 @@
 /*
- * lockdown.c: privilege drop.  (Stub: fails closed until implemented.)
+ * lockdown.c: the privilege drop of the inner and of init.
+ *
+ * Order (AESTHETICS.md §4.2, bubblewrap --disable-userns):
+ *   init:  max_user_namespaces = 1 in the first-level user namespace.
+ *   inner: a second-level userns takes that one slot, so nothing inside
+ *          can nest another (checked by a failing unshare); capng_lock
+ *          while CAP_SETPCAP is still there (securebits, no_new_privs),
+ *          then clear and apply ALL sets (bounding and ambient too, and
+ *          after the userns step: a new userns hands out a full set
+ *          again); the seccomp filter; close every fd above 2; then
+ *          the postconditions, read back from /proc/self/status.
+ * Each step is checked; any failure means no session (exit 77).
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cap-ng.h>
 
 #include "lockdown.h"
 #include "log.h"
+#include "seccomp_deny.h"
+#include "util.h"
+
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE	(1U << 1)
+#endif
+
+/* Write all of buf to a /proc file (one write: the kernel wants that). */
+static int
+write_file(const char *path, const char *buf)
+{
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(buf);
+	ssize_t n;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}
 
 int
 lockdown_limit_userns(void)
 {
-	return log_errno(-ENOSYS, "lockdown not implemented");
+	int r;
+
+	/*
+	 * The limit counts user namespaces created below this one, per
+	 * user: with 1, the inner's own second-level userns is the last
+	 * one anything in the sandbox can make (ENOSPC afterwards).
+	 */
+	r = write_file("/proc/sys/user/max_user_namespaces", "1");
+	if (r < 0)
+		return log_errno(r, "cannot limit nested user namespaces "
+		    "(write /proc/sys/user/max_user_namespaces): %m");
+	return 0;
+}
+
+/* A second-level user namespace with the uid and gid mapped to
+ * themselves, setgroups denied as in the first level. */
+static int
+enter_userns(void)
+{
+	char map[64];
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int r;
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		return log_errno(-errno, "cannot enter the inner user "
+		    "namespace: %m");
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if ((r = write_file("/proc/self/uid_map", map)) < 0)
+		return log_errno(r, "inner user namespace: uid_map: %m");
+	if ((r = write_file("/proc/self/setgroups", "deny")) < 0)
+		return log_errno(r, "inner user namespace: setgroups: %m");
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if ((r = write_file("/proc/self/gid_map", map)) < 0)
+		return log_errno(r, "inner user namespace: gid_map: %m");
+
+	/* The check bubblewrap makes: nesting must now be impossible. */
+	if (unshare(CLONE_NEWUSER) == 0)
+		return log_errno(-EPERM, "a nested user namespace could still "
+		    "be created; refusing to continue");
+	return 0;
+}
+
+/*
+ * Every capability set, bounding and ambient included.  capng_lock
+ * first: it sets the securebits (NOROOT, NO_SETUID_FIXUP, locked), which
+ * needs CAP_SETPCAP, and no_new_privs.  After the apply it would fail.
+ */
+static int
+drop_caps(bool lock)
+{
+	int r;
+
+	/*
+	 * libcap-ng captured the pid of the process that loaded it; after
+	 * clone() into a new pid namespace that pid means nothing here and
+	 * capset() would refuse it.
+	 */
+	capng_setpid(getpid());
+	if (lock && (r = capng_lock()) < 0)
+		return log_errno(-EPERM, "capng_lock failed (%d)", r);
+	capng_clear(CAPNG_SELECT_ALL);
+	if ((r = capng_apply(CAPNG_SELECT_ALL)) < 0)
+		return log_errno(-EPERM, "cannot drop capabilities: "
+		    "capng_apply failed (%d)", r);
+	return 0;
+}
+
+/*
+ * Parse "Name:\tvalue" from /proc/self/status.  The file is read into a
+ * buffer first: nothing else is open, and stdio would need no more.
+ */
+struct status {
+	uint64_t cap[5];	/* Inh, Prm, Eff, Bnd, Amb */
+	int	nnp;
+	int	seccomp;
+	int	found;
+};
+
+static const char *const cap_names[5] = {
+	"CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:",
+};
+
+static int
+read_status(struct status *st)
+{
+	_cleanup_close_ int fd = -1;
+	char buf[8192], *line, *save = NULL, *end;
+	size_t len = 0;
+	ssize_t n;
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	st->nnp = st->seccomp = -1;
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < sizeof(buf) - 1) {
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	    line = strtok_r(NULL, "\n", &save)) {
+		for (i = 0; i < 5; i++)
+			if (strncmp(line, cap_names[i],
+			    strlen(cap_names[i])) == 0) {
+				errno = 0;
+				st->cap[i] = strtoull(line +
+				    strlen(cap_names[i]), &end, 16);
+				if (errno == 0 && end != line +
+				    strlen(cap_names[i]))
+					st->found |= 1 << i;
+			}
+		if (strncmp(line, "NoNewPrivs:", 11) == 0) {
+			st->nnp = atoi(line + 11);
+			st->found |= 1 << 5;
+		}
+		if (strncmp(line, "Seccomp:", 8) == 0) {
+			st->seccomp = atoi(line + 8);
+			st->found |= 1 << 6;
+		}
+	}
+	return st->found == 0x7f ? 0 : -EBADMSG;
+}
+
+static int
+verify_status(void)
+{
+	struct status st;
+	int i, r;
+
+	if ((r = read_status(&st)) < 0)
+		return log_errno(r, "lockdown check: cannot read "
+		    "/proc/self/status: %m");
+	for (i = 0; i < 5; i++)
+		if (st.cap[i] != 0)
+			return log_errno(-EPERM, "lockdown check: %s is "
+			    "%016" PRIx64 ", want 0", cap_names[i],
+			    st.cap[i]);
+	if (st.nnp != 1)
+		return log_errno(-EPERM, "lockdown check: NoNewPrivs is %d, "
+		    "want 1", st.nnp);
+	if (st.seccomp != 2)
+		return log_errno(-EPERM, "lockdown check: Seccomp is %d, "
+		    "want 2 (filter)", st.seccomp);
+	return 0;
 }
 
 int
 lockdown_inner(void)
 {
-	return log_errno(-ENOSYS, "lockdown not implemented");
+	int r;
+
+	if ((r = enter_userns()) < 0)
+		return r;
+	if ((r = drop_caps(true)) < 0)
+		return r;
+	/* capng_lock sets it; be explicit and check what the kernel says. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		return log_errno(-EPERM, "cannot set no_new_privs: %m");
+	if ((r = seccomp_deny_install()) < 0)
+		return log_errno(r, "cannot install the seccomp filter: %m");
+	/*
+	 * Only 0, 1 and 2 reach the inner command: a descriptor inherited
+	 * from sshd, su or the caller is a capability (ANCHORS §3 #21).
+	 */
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
+		return log_errno(-errno, "cannot close inherited fds: %m");
+	return verify_status();
 }
 
 int
 lockdown_init(void)
 {
-	return log_errno(-ENOSYS, "lockdown not implemented");
+	int r;
+
+	if ((r = drop_caps(true)) < 0)
+		return r;
+	/*
+	 * Not dumpable: nothing inside may ptrace PID 1, read its memory
+	 * (process_vm_readv) or open its /proc files; they become owned
+	 * by the namespace's root, which the inner is not.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
+	    prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
+		return log_errno(-EPERM, "init: cannot clear dumpable: %m");
+	return 0;
 }
