@@ -1,0 +1,354 @@
+/*
+ * test_cgroup_limits.c: the session cgroup of shell/limits.c on this
+ * host's real cgroups.  As root, a child is delegated a cgroup
+ * (lib/cgroup.c, as pam_aisb does), drops to an unprivileged uid and
+ * plays the outer of aisb-shell: limits_setup, fork a stand-in for init,
+ * limits_attach, then a memory hog is OOM-killed at the limit, a fork
+ * loop stops at pids.max, and limits_teardown leaves nothing behind.
+ * Strict mode without delegation refuses with one line; best-effort
+ * starts.  The end-to-end versions with aisb-shell are tests/limits/.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <grp.h>
+
+#include "tap.h"
+#include "cgroup.h"
+#include "limits.h"
+#include "policy.h"
+
+#define TUID	26902
+#define TGID	26902
+
+static struct cgroup_host host;
+static int report[2];
+
+/* Run fn in a child, as TUID, delegated or not; its TAP lines count. */
+static void
+as_user(bool delegate, void (*fn)(const char *key))
+{
+	char key[CGROUP_KEYLEN] = "";
+	int counts[2], st;
+	pid_t pid;
+
+	if (pipe2(report, O_CLOEXEC) < 0)
+		abort();
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(report[0]);
+		if (delegate && cgroup_delegate("tlimunit2", TUID, TGID,
+		    getpid(), key, sizeof(key)) < 0)
+			_exit(90);
+		if (write(report[1], key, sizeof(key)) != sizeof(key))
+			_exit(91);
+		if (setgroups(0, NULL) < 0 || setresgid(TGID, TGID, TGID) < 0 ||
+		    setresuid(TUID, TUID, TUID) < 0)
+			_exit(92);
+		fn(key);
+		counts[0] = tap_n;
+		counts[1] = tap_failed;
+		if (write(report[1], counts, sizeof(counts)) != sizeof(counts))
+			_exit(93);
+		_exit(0);
+	}
+	close(report[1]);
+	if (read(report[0], key, sizeof(key)) != sizeof(key))
+		key[0] = '\0';
+	if (read(report[0], counts, sizeof(counts)) == sizeof(counts)) {
+		tap_n = counts[0];
+		tap_failed = counts[1];
+	}
+	close(report[0]);
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the test child finished "
+	    "(status %d)", st);
+	if (key[0])
+		is_int(cgroup_reap(key), 0, "delegated cgroup reaped");
+}
+
+static struct aisb_policy pol;
+
+static void
+policy_set(enum aisb_enforce e)
+{
+	memset(&pol, 0, sizeof(pol));
+	pol.limits.memory = 32 << 20;
+	pol.limits.pids = 16;
+	pol.limits.cpu = 50;
+	pol.limits.enforce = e;
+}
+
+/* Capture what fn logs to stderr. */
+static int
+stderr_to(int *saved)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		abort();
+	*saved = dup(2);
+	dup2(p[1], 2);
+	close(p[1]);
+	return p[0];
+}
+
+static void
+stderr_back(int saved, int rd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	dup2(saved, 2);
+	close(saved);
+	n = read(rd, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(rd);
+}
+
+static int
+count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void
+undelegated(const char *key)
+{
+	struct limits_state *st = NULL;
+	char buf[4096];
+	int saved, rd, r;
+
+	(void)key;
+	policy_set(AISB_ENFORCE_STRICT);
+	rd = stderr_to(&saved);
+	r = limits_setup(&pol, "t1", &st);
+	stderr_back(saved, rd, buf, sizeof(buf));
+	is_int(r, -EOPNOTSUPP, "strict, no delegated cgroup: refused");
+	ok(count_lines(buf) == 1 && strstr(buf, "limits.memory = 32M cannot "
+	    "be enforced: no delegated cgroup (add pam_aisb") &&
+	    strstr(buf, "limits.enforce = \"best-effort\""),
+	    "one line names the limit and both fixes");
+	printf("# %s", buf);
+
+	policy_set(AISB_ENFORCE_BEST_EFFORT);
+	rd = stderr_to(&saved);
+	r = limits_setup(&pol, "t2", &st);
+	stderr_back(saved, rd, buf, sizeof(buf));
+	is_int(r, 0, "best-effort, no delegated cgroup: starts");
+	ok(count_lines(buf) == 3 && strstr(buf, "limits.memory = 32M not "
+	    "enforced") && strstr(buf, "limits.pids = 16 not enforced") &&
+	    strstr(buf, "limits.cpu = \"50%\" not enforced"),
+	    "best-effort logs each limit not enforced");
+	limits_teardown(st);
+
+	pol.limits.memory = pol.limits.pids = pol.limits.cpu = 0;
+	pol.limits.enforce = AISB_ENFORCE_STRICT;
+	r = limits_setup(&pol, "t3", &st);
+	is_int(r, 0, "strict without cgroup limits and no delegation: starts");
+	limits_teardown(st);
+}
+
+static int
+dir_of(const char *key, enum cgroup_ctl c, const char *sub)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s%s%s", host.mode == CGROUP_V2 ?
+	    host.root : host.v1root[c], key + 3, sub ? "/" : "", sub ? sub : "");
+	return open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static unsigned long long
+read_num(int dfd, const char *file)
+{
+	char buf[64];
+
+	if (cgroup_read(dfd, file, buf, sizeof(buf)) < 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* A stand-in for init: waits for a byte, then runs what it is told. */
+static pid_t
+spawn(int *go, void (*fn)(void))
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		abort();
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		fn();
+		_exit(0);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+static void
+hog(void)
+{
+	size_t sz = 256 << 20, i;
+	char *m = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		_exit(2);
+	for (i = 0; i < sz; i += 4096)
+		m[i] = 1;
+	_exit(3);	/* not reached when the limit holds */
+}
+
+/* Fork until refused; exit with how many forks worked (bounded). */
+static void
+forker(void)
+{
+	int n;
+
+	for (n = 0; n < 200; n++) {
+		pid_t p = fork();
+
+		if (p < 0)
+			_exit(errno == EAGAIN ? n : 250);
+		if (p == 0) {
+			pause();
+			_exit(0);
+		}
+	}
+	_exit(200);
+}
+
+static void
+sleeper(void)
+{
+	for (;;)
+		pause();
+}
+
+static void
+delegated(const char *key)
+{
+	struct limits_state *st = NULL;
+	int go, sfd, status, r;
+	enum cgroup_ctl c;
+	pid_t pid;
+
+	policy_set(AISB_ENFORCE_STRICT);
+	r = limits_setup(&pol, "u1", &st);
+	is_int(r, 0, "strict, delegated: limits_setup");
+	if (r < 0)
+		return;
+	for (c = CGROUP_MEMORY; c <= CGROUP_CPU; c++) {
+		sfd = dir_of(key, c, "session-u1");
+		ok(sfd >= 0, "session cgroup exists (%s)", cgroup_ctl_name(c));
+		if (sfd < 0)
+			continue;
+		if (c == CGROUP_MEMORY && host.mode == CGROUP_V1) {
+			is_int(read_num(sfd, "memory.limit_in_bytes"), 32 << 20,
+			    "v1 memory.limit_in_bytes");
+			if (faccessat(sfd, "memory.memsw.limit_in_bytes", F_OK,
+			    0) == 0)
+				is_int(read_num(sfd,
+				    "memory.memsw.limit_in_bytes"), 32 << 20,
+				    "v1 memory.memsw.limit_in_bytes: no swap");
+		} else if (c == CGROUP_MEMORY) {
+			is_int(read_num(sfd, "memory.max"), 32 << 20,
+			    "v2 memory.max");
+		} else if (c == CGROUP_PIDS) {
+			is_int(read_num(sfd, "pids.max"), 16, "pids.max");
+		} else if (host.mode == CGROUP_V1) {
+			is_int(read_num(sfd, "cpu.cfs_quota_us"), 50000,
+			    "v1 cpu.cfs_quota_us for 50%%");
+			is_int(read_num(sfd, "cpu.cfs_period_us"), 100000,
+			    "v1 cpu.cfs_period_us");
+		} else {
+			is_int(read_num(sfd, "cpu.max"), 50000, "v2 cpu.max");
+		}
+		close(sfd);
+		if (host.mode == CGROUP_V2)
+			break;
+	}
+
+	pid = spawn(&go, hog);
+	is_int(limits_attach(st, pid), 0, "limits_attach");
+	ok(!limits_oom_happened(st), "no OOM reported before the hog runs");
+	if (write(go, "x", 1) != 1)
+		abort();
+	close(go);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "a 256M hog under a 32M limit is killed (status %d)", status);
+	ok(limits_oom_happened(st), "limits_oom_happened reports it");
+
+	pid = spawn(&go, forker);
+	limits_attach(st, pid);
+	if (write(go, "x", 1) != 1)
+		abort();
+	close(go);
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) < 16,
+	    "a fork loop stops below pids.max = 16 (%d forks)",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	pid = fork();
+	if (pid == 0)
+		_exit(7);
+	ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 7, "the outer, outside the session "
+	    "cgroup, can still fork");
+
+	pid = spawn(&go, sleeper);
+	limits_attach(st, pid);
+	limits_teardown(st);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "limits_teardown kills what is left in the session");
+	close(go);
+	for (c = CGROUP_MEMORY; c < CGROUP_NCTL; c++) {
+		if (host.mode == CGROUP_V2 && c > 0)
+			break;
+		if (host.mode == CGROUP_V1 && !host.v1root[c])
+			continue;
+		sfd = dir_of(key, c, "session-u1");
+		ok(sfd < 0 && errno == ENOENT, "session cgroup removed (%s)",
+		    cgroup_ctl_name(c));
+		if (sfd >= 0)
+			close(sfd);
+	}
+}
+
+int
+main(void)
+{
+	if (geteuid() != 0) {
+		tap_skip("needs root", "session cgroup tests");
+		return tap_done();
+	}
+	if (cgroup_host_probe(&host) < 0 || host.mode == CGROUP_NONE) {
+		tap_skip("this kernel has no cgroup hierarchy", "limits");
+		return tap_done();
+	}
+	as_user(false, undelegated);
+	as_user(true, delegated);
+	cgroup_host_free(&host);
+	return tap_done();
+}
