@@ -1,0 +1,172 @@
+#!/bin/bash
+# The Debian package: builds with dpkg-buildpackage from the `make dist`
+# tarball, is lintian clean, installs with apt, runs from the installed
+# paths (--version, --doctor, a sandboxed `su - agent -c` session), and
+# purges without leaving files behind but the agents' homes.
+. "$(dirname "$0")/../lib/tap.sh"
+
+require_root
+for c in dpkg-buildpackage dh lintian apt-get git; do
+	command -v "$c" >/dev/null || skip_all "$c is missing (tests/deps.d/docs.txt)"
+done
+src=$AISB_SRC
+git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 ||
+	skip_all "not a git checkout: make dist needs one"
+[ -f "$src/etc/aisb/aisb.conf" ] ||
+	skip_all "etc/aisb/aisb.conf is not on main yet (the package installs it)"
+# Never clobber an aisb that is not ours: a package already installed, or
+# files from `make install` that dpkg would silently overwrite and purge.
+if dpkg-query -W -f='${Status}' aisb 2>/dev/null | grep -q 'ok installed'; then
+	skip_all "the aisb package is already installed on this host"
+fi
+for f in /usr/bin/aisb-shell /etc/aisb /usr/libexec/aisb; do
+	[ -e "$f" ] && skip_all "$f exists and is not from the package: refusing to overwrite it"
+done
+ver=$(sed -n 's/^#define AISB_VERSION[[:space:]]*"\(.*\)"/\1/p' "$src/lib/aisb.h")
+arch=$(dpkg --print-architecture)
+multi=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+user=tdoc1
+tmp=$(mktemp -d)
+chmod 0755 "$tmp"
+at_exit "rm -rf '$tmp'"
+
+# --- build ---------------------------------------------------------------
+if make -s -C "$src" BUILD="$tmp" deb >"$tmp/build.log" 2>&1; then
+	pass "dpkg-buildpackage -us -uc -b builds the package"
+else
+	fail "dpkg-buildpackage -us -uc -b builds the package" "$(tail -n 20 "$tmp/build.log")"
+	done_testing; exit
+fi
+deb=$tmp/pkg/deb/aisb_${ver}_$arch.deb
+ok "aisb_${ver}_$arch.deb exists" test -s "$deb"
+list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
+has() { printf '%s\n' "$list" | grep -qxF "$1"; }
+ok "it ships /usr/bin/aisb-shell" has /usr/bin/aisb-shell
+if compgen -G "$src/gate/*.c" >/dev/null; then
+	ok "it ships /usr/libexec/aisb/aisb-gate" has /usr/libexec/aisb/aisb-gate
+else
+	skip "it ships /usr/libexec/aisb/aisb-gate" "gate/ is not on main yet"
+fi
+if compgen -G "$src/pam/*.c" >/dev/null; then
+	ok "it ships pam_aisb.so in /usr/lib/$multi/security" has "/usr/lib/$multi/security/pam_aisb.so"
+else
+	skip "it ships pam_aisb.so" "pam/*.c is not on main yet"
+fi
+for f in /etc/aisb/aisb.conf /etc/aisb/users.d/ /etc/apparmor.d/usr.bin.aisb-shell \
+    /usr/share/pam-configs/aisb /usr/share/man/man8/aisb-shell.8.gz \
+    /usr/share/man/man5/aisb.conf.5.gz /usr/share/man/man8/pam_aisb.8.gz \
+    /usr/share/doc/aisb/admin-guide.md.gz /usr/share/doc/aisb/threat-model.md.gz; do
+	ok "it ships $f" has "$f"
+done
+if [ -f "$src/etc/ssh/sshd_config.d/aisb.conf" ]; then
+	ok "it ships the sshd drop-in under /usr/share/aisb" has /usr/share/aisb/sshd_config.d/aisb.conf
+else
+	skip "it ships the sshd drop-in" "etc/ssh/sshd_config.d/aisb.conf is not on main yet"
+fi
+unlike "$list" '(^|[[:space:]])/etc/ssh/' "the sshd drop-in is not enabled (nothing in /etc/ssh)"
+for u in "$src"/etc/systemd/*.service; do
+	[ -f "$u" ] || continue
+	ok "it ships /lib/systemd/system/${u##*/}" has "/lib/systemd/system/${u##*/}"
+done
+dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles > "$tmp/conffiles" 2>/dev/null
+ok "/etc/aisb/aisb.conf is a conffile" grep -qx /etc/aisb/aisb.conf "$tmp/conffiles"
+
+# --- lintian -------------------------------------------------------------
+lint=$(lintian --fail-on error,warning "$tmp"/pkg/deb/aisb_"${ver}"_"$arch".changes 2>&1)
+rc=$?
+lint=$(printf '%s\n' "$lint" | grep -v 'running with root privileges')
+if [ $rc -eq 0 ]; then
+	pass "lintian: no error or warning"
+	[ -n "$lint" ] && diag "lintian: $lint"
+else
+	fail "lintian: no error or warning" "$lint"
+fi
+
+# --- install -------------------------------------------------------------
+cleanup() {
+	rm -f /etc/aisb/users.d/$user.conf
+	if dpkg-query -W -f='${Status}' aisb 2>/dev/null | grep -q 'ok installed\|config-files'; then
+		DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq aisb >/dev/null 2>&1
+	fi
+	rm -rf "/srv/agents/$user" "/var/lib/aisb/home/$user"
+	rmdir /srv/agents /var/lib/aisb/home /var/lib/aisb 2>/dev/null
+	true
+}
+at_exit cleanup
+export DEBIAN_FRONTEND=noninteractive
+if apt-get install -y -qq --no-install-recommends "$deb" >"$tmp/apt.log" 2>&1; then
+	pass "apt-get install ./aisb_${ver}_$arch.deb"
+else
+	fail "apt-get install ./aisb_${ver}_$arch.deb" "$(tail -n 20 "$tmp/apt.log")"
+	done_testing; exit
+fi
+files=$(dpkg -L aisb)
+is "$(/usr/bin/aisb-shell --version)" "aisb-shell $ver" "/usr/bin/aisb-shell --version"
+is "$(stat -c '%U %a' /var/lib/aisb/home 2>&1)" "root 755" "postinst made /var/lib/aisb/home (root, 0755)"
+is "$(stat -c '%U %a' /etc/aisb/aisb.conf 2>&1)" "root 644" "/etc/aisb/aisb.conf is root's, 0644"
+
+out=$(/usr/bin/aisb-shell --doctor 2>&1)
+rc=$?
+if grep -q 'not implemented' <<<"$out"; then
+	skip "aisb-shell --doctor runs from the installed paths" "--doctor is not on main yet"
+else
+	ok "aisb-shell --doctor runs from the installed paths (exit $rc)" test $rc -eq 0 -o $rc -eq 1
+	like "$out" '(^|[[:space:]])(ok|warn|fail)[[:space:]]' "--doctor prints ok/warn/fail lines"
+	diag "doctor: $(grep -cw fail <<<"$out") fail line(s) on this host"
+fi
+out=$(/usr/bin/aisb-shell --check-config 2>&1)
+rc=$?
+if grep -q 'not implemented' <<<"$out"; then
+	skip "the installed /etc/aisb/aisb.conf passes --check-config" "--check-config is not on main yet"
+else
+	is "$rc" 0 "the installed /etc/aisb/aisb.conf passes --check-config"
+fi
+
+# --- one sandboxed session from the installed package ---------------------
+tu_user "$user" >/dev/null
+usermod -s /usr/bin/aisb-shell "$user"
+install -d -m 0755 /srv/agents
+install -d -m 0755 -o "$user" -g "$user" "/srv/agents/$user" "/srv/agents/$user/project"
+install -d -m 0700 -o "$user" -g "$user" "/var/lib/aisb/home/$user"
+# No egress needed for this session: the gate has its own tests.
+printf 'network {\n\tmode = "none"\n}\n' > /etc/aisb/users.d/$user.conf
+chmod 0644 /etc/aisb/users.d/$user.conf
+echo "from the host" > "/srv/agents/$user/project/canary"
+out=$(cd / && timeout 60 su - "$user" -c 'echo "session=$AISB_SESSION"; cat /project/canary;
+	ls -A /home | wc -l; cat /etc/shadow >/dev/null 2>&1 && echo shadow-readable;
+	touch /usr/aisb-x 2>/dev/null && echo usr-writable; echo made > /project/out; echo done' 2>&1)
+rc=$?
+if grep -Eq 'not implemented|not built yet' <<<"$out"; then
+	skip "a sandboxed su - $user -c session works" "sessions are not on main yet"
+elif [ $rc -eq 77 ] && ! have_userns; then
+	skip "a sandboxed su - $user -c session works" "no unprivileged user namespaces here"
+else
+	is "$rc" 0 "su - $user -c CMD from the installed package exits 0"
+	like "$out" 'session=[^[:space:]]+' "inside: AISB_SESSION is set"
+	like "$out" 'from the host' "inside: the project is at /project"
+	unlike "$out" 'shadow-readable|usr-writable' "inside: /etc/shadow unreadable, /usr read-only"
+	ok "inside: /home is empty" grep -qx 0 <<<"$out"
+	is "$(cat "/srv/agents/$user/project/out" 2>&1)" "made" "a write to /project shows on the host"
+	[ $rc -eq 0 ] || diag "$out"
+fi
+rm -f /etc/aisb/users.d/$user.conf
+
+# --- purge ---------------------------------------------------------------
+if apt-get purge -y -qq aisb >"$tmp/purge.log" 2>&1; then
+	pass "apt-get purge aisb"
+else
+	fail "apt-get purge aisb" "$(tail -n 20 "$tmp/purge.log")"
+fi
+left=
+while read -r f; do
+	[ -e "$f" ] || continue
+	[ -d "$f" ] && continue	# shared directories such as /usr/bin
+	left="$left $f"
+done <<<"$files"
+is "$left" "" "purge removes every file of the package"
+for d in /etc/aisb /usr/libexec/aisb /usr/share/aisb /usr/share/doc/aisb; do
+	ok "purge removes $d" test '!' -e "$d"
+done
+rest=$(find /var/lib/aisb -mindepth 1 -maxdepth 2 2>/dev/null | sort | tr '\n' ' ')
+is "$rest" "/var/lib/aisb/home /var/lib/aisb/home/$user " "only the agent's home is left under /var/lib/aisb"
+done_testing
