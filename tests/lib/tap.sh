@@ -18,8 +18,11 @@ _tap_failed=0
 
 # ok DESC CMD...: passes when CMD exits 0.  Prefix CMD with ! to invert.
 ok() {
-	local desc=$1; shift
-	if "$@"; then
+	local desc=$1 want=0 rc=0; shift
+	# "!" is a shell keyword only when typed: here it is an argument.
+	if [ "${1-}" = "!" ]; then want=1; shift; fi
+	"$@" || rc=1
+	if [ "$rc" = "$want" ]; then
 		pass "$desc"
 	else
 		fail "$desc"
