@@ -68,7 +68,10 @@
 #
 # Helpers: internet_down NAME, internet_dns_set NAME HOST ADDR... (replace
 # HOST's records, reloaded at once), inet_getent HOST (getent hosts through
-# INET_DNS, in a private mount namespace).
+# INET_DNS, in a private mount namespace), internet_exec NAME CMD... (run
+# CMD inside the netns), internet_spawn NAME LABEL CMD... (start a service
+# inside the netns in the background; internet_down kills it by PID; its
+# stderr goes to $INET_DIR/LABEL.err).
 
 _INET_RUN=/run/aisbinet
 
@@ -226,6 +229,26 @@ internet_dns_set() {
 		sleep 0.02
 	done
 	return 1
+}
+
+# internet_exec NAME CMD...: run CMD in the internet's netns.
+internet_exec() {
+	local ns=aisbinet-$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# internet_spawn NAME LABEL CMD...: start CMD in the netns, in the
+# background; the PID goes to $INET_DIR/LABEL.pid for internet_down.
+internet_spawn() {
+	local name=$1 label=$2 dir=$_INET_RUN/$1
+	shift 2
+	case "$label" in ''|*[!a-z0-9_-]*) return 1 ;; esac
+	[ -d "$dir" ] || return 1
+	ip netns exec "aisbinet-$name" "$@" </dev/null >/dev/null \
+	    2>"$dir/$label.err" &
+	echo $! > "$dir/$label.pid"
+	disown $!
 }
 
 # inet_getent HOST: getent ahostsv4/hosts through INET_DNS only.

@@ -30,6 +30,16 @@ like "$(curl -sS --max-time 5 -D - -o /dev/null "http://$a_origin/")" \
 like "$(curl -sS --max-time 5 -D - -o /dev/null "http://$b_origin/")" \
 	"X-Origin-Addr: $b_origin" "second origin serves"
 
+ok "internet_spawn starts a service in the netns" internet_spawn net2a extra \
+	sleep 300
+a_pids="$a_pids $(cat "$a_dir/extra.pid")"
+sleep 0.2
+is "$(readlink "/proc/$(cat "$a_dir/extra.pid")/ns/net")" \
+	"$(internet_exec net2a readlink /proc/self/ns/net)" \
+	"the spawned service runs in the internet's netns"
+unlike "$(internet_exec net2a ip -4 addr)" "192\.0\.2\." \
+	"internet_exec runs in the netns (no host address there)"
+
 internet_down net2a
 ok "netns gone" ! q ip netns pids "$a_ns"
 unlike "$(ip netns list)" "$a_ns( |$)" "netns not listed"
@@ -37,7 +47,7 @@ ok "host veth gone" ! q ip link show "$a_if"
 unlike "$(ip route)" "${a_net%/*}" "route to its origins gone"
 left=
 for p in $a_pids; do [ -d "/proc/$p" ] && left="$left $p"; done
-is "$left" "" "its dnsmasq and origin servers are gone"
+is "$left" "" "its dnsmasq, origin servers and spawned service are gone"
 ok "its state directory is gone" test ! -e "$a_dir"
 ok "internet_down twice is fine" internet_down net2a
 is "$(d "$b_dns" origin.test)" "$b_origin" "the other internet still answers"
