@@ -26,6 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cap-ng.h>
+#include <linux/capability.h>
+
 #include "tap.h"
 #include "aisb.h"
 #include "log.h"
@@ -52,7 +55,11 @@ write_file(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -EIO;
 }
 
-/* unshare(NEWUSER|NEWNET) and map uid/gid 0 inside to ourselves. */
+/*
+ * unshare(NEWUSER|NEWNET) and map uid and gid to themselves, as init
+ * does.  The nft(8) and ip(8) we run from here keep CAP_NET_ADMIN
+ * through the ambient set (a non-root exec would drop it otherwise).
+ */
 static int
 enter_userns(void)
 {
@@ -62,12 +69,19 @@ enter_userns(void)
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
 		return -errno;
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
 	if (write_file("/proc/self/setgroups", "deny") < 0 ||
 	    write_file("/proc/self/uid_map", map) < 0)
 		return -EPERM;
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
-	return write_file("/proc/self/gid_map", map);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (write_file("/proc/self/gid_map", map) < 0)
+		return -EPERM;
+	capng_get_caps_process();
+	capng_update(CAPNG_ADD, CAPNG_INHERITABLE, CAP_NET_ADMIN);
+	if (capng_apply(CAPNG_SELECT_CAPS) < 0 ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_ADMIN, 0, 0) < 0)
+		return -EPERM;
+	return 0;
 }
 
 static struct sockaddr_in
