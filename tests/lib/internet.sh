@@ -14,9 +14,11 @@
 #   aih-NAME 198.51.100.(16k+1)/28 --veth-- aii-NAME 198.51.100.(16k+2)/28
 #   route 203.0.113.16k/28 via .2   lo: 203.0.113.(16k+1 ..) origin addresses
 #                                   dnsmasq on 198.51.100.(16k+2):53 udp+tcp
-#                                   origin servers on 0.0.0.0 (every address):
+#                                   origin servers on 16k+1 .. 16k+4:
 #                                     80 HTTP, 443 HTTPS (test CA), 22 and 23
 #                                     TCP banner + line echo
+#                                   16k+5: nothing listens (services that
+#                                     other suites add: internet_spawn)
 #
 # Slot 0 is 198.51.100.1 (host) / 198.51.100.2 (INET_DNS).  Nothing here
 # uses 192.0.2.0/24 (this machine's real network), and the netns has no
@@ -31,6 +33,7 @@
 #	www.example.test	A $INET_ADDR_API
 #	other.example.test	A $INET_ADDR_OTHER	(16k+4)
 #	denied.example.test	A $INET_ADDR_DENIED	(16k+3)
+#	svc.test, git.test	A $INET_ADDR_SVC	(16k+5, see above)
 #	multi.test		A $INET_ADDR_ORIGIN, A $INET_ADDR_API
 #	rebind.test		A $INET_ADDR_ORIGIN (change it: internet_dns_set)
 #	v6.test			AAAA 2001:db8::1 (never reachable)
@@ -59,6 +62,7 @@
 #	INET_LINK_NET		198.51.100.16k/28
 #	INET_ORIGIN_NET		203.0.113.16k/28 (for allow_cidr)
 #	INET_ADDR_ORIGIN INET_ADDR_API INET_ADDR_DENIED INET_ADDR_OTHER
+#	INET_ADDR_SVC		free for added services (svc.test, git.test)
 #	INET_HTTP_ADDR		= INET_ADDR_ORIGIN
 #	INET_CA			test CA certificate (PEM)
 #	INET_DNS_LOG		dnsmasq --log-queries output
@@ -92,6 +96,7 @@ _inet_vars() {
 	INET_ADDR_API=203.0.113.$((b + 2))
 	INET_ADDR_DENIED=203.0.113.$((b + 3))
 	INET_ADDR_OTHER=203.0.113.$((b + 4))
+	INET_ADDR_SVC=203.0.113.$((b + 5))
 	INET_HTTP_ADDR=$INET_ADDR_ORIGIN
 	INET_CA=$INET_DIR/ca.pem
 	INET_DNS_LOG=$INET_DIR/dnsmasq.log
@@ -101,6 +106,7 @@ _inet_vars() {
 	export INET_NAME INET_SLOT INET_NS INET_DIR INET_HOST_IF INET_NS_IF \
 	    INET_HOST_ADDR INET_DNS INET_LINK_NET INET_ORIGIN_NET \
 	    INET_ADDR_ORIGIN INET_ADDR_API INET_ADDR_DENIED INET_ADDR_OTHER \
+	    INET_ADDR_SVC \
 	    INET_HTTP_ADDR INET_CA INET_DNS_LOG INET_HTTP_LOG INET_RESOLV \
 	    INET_WWW
 }
@@ -176,7 +182,7 @@ _inet_ca() {
 	san="$san,DNS:other.example.test,DNS:denied.example.test,DNS:multi.test"
 	san="$san,DNS:rebind.test,DNS:*.example.test"
 	san="$san,IP:$INET_ADDR_ORIGIN,IP:$INET_ADDR_API,IP:$INET_ADDR_DENIED"
-	san="$san,IP:$INET_ADDR_OTHER"
+	san="$san,IP:$INET_ADDR_OTHER,DNS:svc.test,DNS:git.test,IP:$INET_ADDR_SVC"
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
 	    -nodes -keyout "$d/ca.key" -out "$d/ca.pem" -days 7 \
 	    -subj "/CN=aisb test CA $INET_NAME" \
@@ -198,6 +204,7 @@ $INET_ADDR_ORIGIN origin.test multi.test rebind.test
 $INET_ADDR_API api.example.test www.example.test multi.test
 $INET_ADDR_DENIED denied.example.test
 $INET_ADDR_OTHER other.example.test
+$INET_ADDR_SVC svc.test git.test
 2001:db8::1 v6.test
 127.0.0.1 loopback.test
 169.254.169.254 metadata.test
@@ -265,6 +272,7 @@ import hashlib, os, socket, socketserver, ssl, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 d = sys.argv[1]
+addrs = sys.argv[2:]
 logf = open(os.path.join(d, "origin.log"), "a", buffering=1)
 loglock = threading.Lock()
 www = os.path.realpath(os.path.join(d, "www"))
@@ -365,10 +373,10 @@ class HTTP(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 512
 
-    def __init__(self, port, ctx):
+    def __init__(self, addr, port, ctx):
         self.scheme = "https" if ctx else "http"
         self.ctx = ctx
-        super().__init__(("0.0.0.0", port), H)
+        super().__init__((addr, port), H)
 
     def finish_request(self, request, client_address):
         # The TLS handshake happens here, in the connection's thread.
@@ -398,8 +406,10 @@ class TCP(socketserver.ThreadingTCPServer):
 
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(os.path.join(d, "server.pem"), os.path.join(d, "server.key"))
-servers = [HTTP(80, None), HTTP(443, ctx), TCP(("0.0.0.0", 22), Banner),
-           TCP(("0.0.0.0", 23), Banner)]
+servers = []
+for a in addrs:
+    servers += [HTTP(a, 80, None), HTTP(a, 443, ctx), TCP((a, 22), Banner),
+                TCP((a, 23), Banner)]
 for s in servers:
     threading.Thread(target=s.serve_forever, daemon=True).start()
 open(os.path.join(d, "origin.ready"), "w").close()
@@ -419,7 +429,7 @@ _inet_net() {
 	ip netns exec "$INET_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 &&
 	ip -n "$INET_NS" addr add "$INET_DNS/28" dev "$INET_NS_IF" &&
 	ip -n "$INET_NS" link set "$INET_NS_IF" up || return 1
-	for o in 1 2 3 4; do
+	for o in 1 2 3 4 5; do
 		ip -n "$INET_NS" addr add "203.0.113.$((b + o))/32" dev lo ||
 			return 1
 	done
@@ -464,6 +474,8 @@ internet_up() {
 	echo $! > "$INET_DIR/dnsmasq.pid"
 	disown $!
 	ip netns exec "$INET_NS" python3 "$INET_DIR/origin.py" "$INET_DIR" \
+	    "$INET_ADDR_ORIGIN" "$INET_ADDR_API" "$INET_ADDR_DENIED" \
+	    "$INET_ADDR_OTHER" \
 	    </dev/null >/dev/null 2>"$INET_DIR/origin.err" &
 	echo $! > "$INET_DIR/origin.pid"
 	disown $!

@@ -98,5 +98,13 @@ like "$out" "^aisb-origin port=23 addr=$INET_ADDR_API" "port 23 banner"
 like "$out" "line-two" "port 23 echoes"
 ok "nothing listens on 24 (a closed port is refused)" \
 	! timeout 5 nc -z "$INET_ADDR_ORIGIN" 24
+is "$(d svc.test)" "$INET_ADDR_SVC" "svc.test names the free service address"
+ok "nothing listens on the service address until a suite adds it" \
+	! timeout 5 nc -z "$INET_ADDR_SVC" 80
+internet_spawn net1 svc python3 -m http.server --bind "$INET_ADDR_SVC" \
+	--directory "$INET_WWW" 8000
+for _ in $(seq 50); do timeout 1 nc -z "$INET_ADDR_SVC" 8000 && break; sleep 0.1; done
+is "$(c "http://$INET_ADDR_SVC:8000/f.txt")" "static-$$" \
+	"a service added with internet_spawn is reachable"
 
 done_testing
