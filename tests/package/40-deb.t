@@ -53,7 +53,7 @@ else
 	skip "it ships pam_aisb.so" "pam/*.c is not on main yet"
 fi
 for f in /etc/aisb/aisb.conf /etc/aisb/users.d/ /etc/apparmor.d/usr.bin.aisb-shell \
-    /usr/share/pam-configs/aisb /usr/share/man/man8/aisb-shell.8.gz \
+    /usr/share/man/man8/aisb-shell.8.gz \
     /usr/share/man/man5/aisb.conf.5.gz /usr/share/man/man8/pam_aisb.8.gz \
     /usr/share/doc/aisb/admin-guide.md.gz /usr/share/doc/aisb/threat-model.md.gz; do
 	ok "it ships $f" has "$f"
@@ -64,9 +64,18 @@ else
 	skip "it ships the sshd drop-in" "etc/ssh/sshd_config.d/aisb.conf is not on main yet"
 fi
 unlike "$list" '(^|[[:space:]])/etc/ssh/' "the sshd drop-in is not enabled (nothing in /etc/ssh)"
+if [ -f "$src/etc/pam.d/pam-configs.aisb" ]; then
+	ok "it ships the pam-auth-update profile" has /usr/share/pam-configs/aisb
+	prof=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/pam-configs/aisb 2>/dev/null)
+	ok "the pam-auth-update profile is not enabled by default" grep -qx 'Default: no' <<<"$prof"
+else
+	skip "it ships the pam-auth-update profile" "etc/pam.d/pam-configs.aisb is not on main yet"
+fi
 for u in "$src"/etc/systemd/*.service; do
 	[ -f "$u" ] || continue
 	ok "it ships /lib/systemd/system/${u##*/}" has "/lib/systemd/system/${u##*/}"
+	unit=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO "./lib/systemd/system/${u##*/}" 2>/dev/null)
+	like "$unit" 'ExecStart=/usr/bin/aisb-shell ' "${u##*/} runs the packaged /usr/bin/aisb-shell"
 done
 dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles > "$tmp/conffiles" 2>/dev/null
 ok "/etc/aisb/aisb.conf is a conffile" grep -qx /etc/aisb/aisb.conf "$tmp/conffiles"
