@@ -1,0 +1,67 @@
+#!/bin/bash
+# bench/startup.sh: start-up cost of `aisb-shell -c true` against bare
+# unshare(1) of the same namespaces and bwrap --unshare-all, all run as
+# the same unprivileged user through the same setpriv wrapper, in one run.
+# Prints a table of medians and the ratio to unshare.
+set -eu
+: "${BUILD:=$(cd "$(dirname "$0")/.." && pwd)/build}"
+QUICK=${QUICK:-}
+runs=50; warm=5
+[ -n "$QUICK" ] && { runs=5; warm=1; }
+[ "$(id -u)" = 0 ] || { echo "startup: needs root (creates a user)"; exit 0; }
+command -v hyperfine >/dev/null || { echo "startup: SKIP: hyperfine missing"; exit 0; }
+
+u=tbench1
+dir=/srv/aisbt-bench
+work=$(mktemp -d)
+cleanup() {
+	pkill -KILL -u "$u" 2>/dev/null || true
+	userdel -r "$u" >/dev/null 2>&1 || true
+	rm -rf "$dir" "$work"
+}
+trap cleanup EXIT
+userdel -r "$u" >/dev/null 2>&1 || true
+useradd -m -s /bin/bash "$u"
+install -d -m 0755 "$dir" "$dir/conf"
+install -d -o "$u" -m 0755 "$dir/$u" "$dir/$u/project"
+for mode in none gated; do
+	cat > "$dir/conf/$mode.conf" <<EOC
+project { path = "$dir/%u/project"  roots = {"$dir/%u"} }
+home { path = "tmpfs" }
+network { mode = "$mode" }
+limits { enforce = "best-effort" }
+EOC
+done
+uid=$(id -u "$u"); gid=$(id -g "$u")
+as="setpriv --reuid=$uid --regid=$gid --clear-groups env -i PATH=/usr/bin:/bin HOME=/ "
+cmds=(
+	"unshare"      "$as unshare -U -m -p -n -i -u -C -f true"
+	"bwrap"        "$as bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true"
+	"aisb-none"    "$as $BUILD/bin/aisb-shell --config $dir/conf/none.conf -c true"
+	"aisb-gated"   "$as $BUILD/bin/aisb-shell --config $dir/conf/gated.conf -c true"
+)
+args=()
+names=()
+for ((i = 0; i < ${#cmds[@]}; i += 2)); do
+	name=${cmds[i]} cmd=${cmds[i+1]}
+	# Only measure what works here; say why not otherwise.
+	if ! (cd / && eval "$cmd") >"$work/$name.err" 2>&1; then
+		echo "startup: SKIP $name: $(head -c 200 "$work/$name.err" | tr '\n' ' ')"
+		continue
+	fi
+	names+=("$name")
+	args+=(-n "$name" "$cmd")
+done
+cd / && hyperfine -N --warmup "$warm" --runs "$runs" --export-json "$work/h.json" \
+    --style none "${args[@]}" >/dev/null 2>"$work/hyperfine.err"
+python3 - "$work/h.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+base = next((x for x in r if x["command"] == "unshare"), r[0])
+print(f"{'command':<12} {'median ms':>10} {'p90 ms':>8} {'x unshare':>10}")
+for x in r:
+    t = sorted(x["times"])
+    p90 = t[int(len(t) * 0.9) - 1] if t else 0
+    print(f"{x['command']:<12} {x['median']*1e3:>10.2f} {p90*1e3:>8.2f} "
+          f"{x['median']/base['median']:>10.2f}")
+EOP
