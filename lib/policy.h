@@ -100,6 +100,16 @@ struct aisb_policy {
 		bool	 transparent;	/* nft capture of 198.18.0.0/15 */
 		char	*resolver;	/* "" = host resolver; else "ADDR[:PORT]" */
 		uint16_t proxy_port;	/* default 3128 */
+		/*
+		 * Added by the policy part: network.resolver parsed.
+		 * resolver_family is 0 when resolver is "" (host
+		 * resolver), else AF_INET or AF_INET6 with the address
+		 * in network order and the port (default 53).  The
+		 * string form is "A.B.C.D[:PORT]" or "[V6][:PORT]".
+		 */
+		int	 resolver_family;
+		uint8_t	 resolver_addr[16];
+		uint16_t resolver_port;
 	} net;
 
 	struct {
@@ -117,6 +127,10 @@ struct aisb_policy {
 	} pam;
 
 	char	 hash[65];	/* sha256 hex of the merged policy (stable) */
+
+	/* Added by the policy part: where each value came from, and the
+	 * files read, for policy_origin() and policy_print().  Opaque. */
+	struct policy_prov *prov;
 };
 
 /* Error list: every error of every file, in order. */

@@ -1,0 +1,456 @@
+/*
+ * policy_print.c: the merged policy as text, for people (--print-policy),
+ * for programs (--print-policy --json) and for the policy hash.
+ *
+ * Human form: one line per key, "key = value    # origin", values in
+ * aisb.conf syntax.  JSON form (documented in shell/admin.c):
+ *
+ *	{"user": NAME, "hash": HEX, "files": [FILE...],
+ *	 "keys": {KEY: {"value": V, "origin": "FILE:LINE"|"default"
+ *	                [, "origins": [..] | {..}]}, ...}}
+ *
+ * The canonical form (the hash) is the "keys" object without origins.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cidr.h"
+#include "hostpat.h"
+#include "policy_internal.h"
+
+struct em {
+	FILE	*out;
+	int	 mode;		/* 0 human, 1 JSON, 2 canonical */
+	bool	 first;
+	FILE	*vf;		/* the current value */
+	char	*vbuf;
+	size_t	 vlen;
+	bool	 lfirst;	/* first element of a list */
+};
+
+void
+policy_fmt_size(uint64_t v, char *buf, size_t len)
+{
+	static const char suf[] = "KMGT";
+	int i;
+
+	for (i = 3; i >= 0; i--) {
+		uint64_t m = 1ULL << (10 * (i + 1));
+
+		if (v != 0 && v % m == 0) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(v / m),
+			    suf[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+static void
+qstr(FILE *f, const char *s, bool json)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f || (json && c >= 0x80))
+			fprintf(f, json ? "\\u%04x" : "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static int
+begin(struct em *e)
+{
+	e->vbuf = NULL;
+	e->vlen = 0;
+	e->vf = open_memstream(&e->vbuf, &e->vlen);
+	return e->vf ? 0 : -errno;
+}
+
+static void
+end(struct em *e, const char *key, const struct aisb_policy *p,
+    const char *org_json_extra)
+{
+	const char *org = policy_origin(p, key);
+	const struct policy_origin_ent *oe = policy_origin_find(p, key);
+	size_t i;
+
+	fclose(e->vf);
+	e->vf = NULL;
+	if (org == NULL)
+		org = "default";
+	if (e->mode == 0) {
+		char line[64];
+		int n = snprintf(line, sizeof(line), "%s = ", key);
+
+		fprintf(e->out, "%s%s", line, e->vbuf ? e->vbuf : "");
+		n += (int)e->vlen;
+		fprintf(e->out, "%*s# %s\n", n < 44 ? 44 - n : 2, "", org);
+	} else {
+		fprintf(e->out, "%s\n    ", e->first ? "" : ",");
+		qstr(e->out, key, true);
+		fprintf(e->out, ": {\"value\": %s", e->vbuf ? e->vbuf : "null");
+		if (e->mode == 1) {
+			fputs(", \"origin\": ", e->out);
+			qstr(e->out, org, true);
+			if (org_json_extra != NULL) {
+				fputs(org_json_extra, e->out);
+			} else if (oe != NULL && oe->elem != NULL) {
+				fputs(", \"origins\": [", e->out);
+				for (i = 0; i < oe->nelem; i++) {
+					if (i)
+						fputs(", ", e->out);
+					qstr(e->out, oe->elem[i], true);
+				}
+				fputc(']', e->out);
+			}
+		}
+		fputc('}', e->out);
+	}
+	e->first = false;
+	free(e->vbuf);
+	e->vbuf = NULL;
+}
+
+static int
+k_str(struct em *e, const struct aisb_policy *p, const char *key,
+    const char *v)
+{
+	int r = begin(e);
+
+	if (r < 0)
+		return r;
+	qstr(e->vf, v ? v : "", e->mode != 0);
+	end(e, key, p, NULL);
+	return 0;
+}
+
+static int
+k_num(struct em *e, const struct aisb_policy *p, const char *key, uint64_t v,
+    const char *human)
+{
+	int r = begin(e);
+
+	if (r < 0)
+		return r;
+	if (e->mode == 0 && human != NULL)
+		fputs(human, e->vf);
+	else
+		fprintf(e->vf, "%llu", (unsigned long long)v);
+	end(e, key, p, NULL);
+	return 0;
+}
+
+static int
+k_size(struct em *e, const struct aisb_policy *p, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	policy_fmt_size(v, buf, sizeof(buf));
+	return k_num(e, p, key, v, buf);
+}
+
+static int
+k_word(struct em *e, const struct aisb_policy *p, const char *key,
+    const char *w)
+{
+	int r = begin(e);
+
+	if (r < 0)
+		return r;
+	if (e->mode == 0)
+		fputs(w, e->vf);
+	else
+		qstr(e->vf, w, true);
+	end(e, key, p, NULL);
+	return 0;
+}
+
+static int
+k_bool(struct em *e, const struct aisb_policy *p, const char *key, bool b)
+{
+	int r = begin(e);
+
+	if (r < 0)
+		return r;
+	fputs(b ? "true" : "false", e->vf);
+	end(e, key, p, NULL);
+	return 0;
+}
+
+static void
+l_begin(struct em *e)
+{
+	fputs(e->mode == 0 ? "{" : "[", e->vf);
+	e->lfirst = true;
+}
+
+static void
+l_sep(struct em *e)
+{
+	if (!e->lfirst)
+		fputs(", ", e->vf);
+	e->lfirst = false;
+}
+
+static void
+l_end(struct em *e)
+{
+	fputs(e->mode == 0 ? "}" : "]", e->vf);
+}
+
+static int
+k_strv(struct em *e, const struct aisb_policy *p, const char *key,
+    const struct aisb_strv *sv)
+{
+	size_t i;
+	int r = begin(e);
+
+	if (r < 0)
+		return r;
+	l_begin(e);
+	for (i = 0; i < sv->n; i++) {
+		l_sep(e);
+		qstr(e->vf, sv->v[i], e->mode != 0);
+	}
+	l_end(e);
+	end(e, key, p, NULL);
+	return 0;
+}
+
+static int
+k_rules(struct em *e, const struct aisb_policy *p, const char *key,
+    const struct aisb_hostrule *h, size_t n)
+{
+	size_t i, j;
+	int r = begin(e);
+
+	if (r < 0)
+		return r;
+	l_begin(e);
+	for (i = 0; i < n; i++) {
+		char buf[HOST_MAX + 32 * 6 + 2];
+		size_t o;
+
+		o = (size_t)snprintf(buf, sizeof(buf), "%s", h[i].host);
+		for (j = 0; j < h[i].nports && o < sizeof(buf); j++)
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%c%u",
+			    j ? ',' : ':', (unsigned)h[i].ports[j]);
+		l_sep(e);
+		qstr(e->vf, buf, e->mode != 0);
+	}
+	l_end(e);
+	end(e, key, p, NULL);
+	return 0;
+}
+
+static int
+k_cidrs(struct em *e, const struct aisb_policy *p, const char *key,
+    const struct aisb_cidr *c, size_t n)
+{
+	size_t i;
+	int r = begin(e);
+
+	if (r < 0)
+		return r;
+	l_begin(e);
+	for (i = 0; i < n; i++) {
+		char buf[64];
+
+		cidr_format(&c[i], buf, sizeof(buf));
+		l_sep(e);
+		qstr(e->vf, buf, e->mode != 0);
+	}
+	l_end(e);
+	end(e, key, p, NULL);
+	return 0;
+}
+
+static int
+k_ports(struct em *e, const struct aisb_policy *p, const char *key,
+    const uint16_t *v, size_t n)
+{
+	size_t i;
+	int r = begin(e);
+
+	if (r < 0)
+		return r;
+	l_begin(e);
+	for (i = 0; i < n; i++) {
+		l_sep(e);
+		fprintf(e->vf, "%u", (unsigned)v[i]);
+	}
+	l_end(e);
+	end(e, key, p, NULL);
+	return 0;
+}
+
+/*
+ * Secrets: human form one line per secret ("env.secret.NAME.file =
+ * ..."), JSON one key "env.secret" whose value maps NAME to its file
+ * and whose "origins" maps NAME to where its file was set.
+ */
+static int
+k_secrets(struct em *e, const struct aisb_policy *p)
+{
+	char key[300];
+	size_t i;
+	int r;
+
+	if (e->mode == 0) {
+		if (p->env.nsecrets == 0)
+			return k_word(e, p, "env.secret", "(none)");
+		for (i = 0; i < p->env.nsecrets; i++) {
+			snprintf(key, sizeof(key), "env.secret.%s.file",
+			    p->env.secrets[i].name);
+			if ((r = k_str(e, p, key, p->env.secrets[i].file)) < 0)
+				return r;
+		}
+		return 0;
+	}
+	{
+		char *extra = NULL;
+		size_t elen = 0;
+		FILE *xf = open_memstream(&extra, &elen);
+
+		if (xf == NULL || (r = begin(e)) < 0) {
+			if (xf)
+				fclose(xf);
+			free(extra);
+			return -ENOMEM;
+		}
+		fputc('{', e->vf);
+		fputs(", \"origins\": {", xf);
+		for (i = 0; i < p->env.nsecrets; i++) {
+			const char *o;
+
+			snprintf(key, sizeof(key), "env.secret.%s.file",
+			    p->env.secrets[i].name);
+			o = policy_origin(p, key);
+			fputs(i ? ", " : "", e->vf);
+			qstr(e->vf, p->env.secrets[i].name, true);
+			fputs(": ", e->vf);
+			qstr(e->vf, p->env.secrets[i].file, true);
+			fputs(i ? ", " : "", xf);
+			qstr(xf, p->env.secrets[i].name, true);
+			fputs(": ", xf);
+			qstr(xf, o ? o : "default", true);
+		}
+		fputc('}', e->vf);
+		fputc('}', xf);
+		fclose(xf);
+		end(e, "env.secret", p, extra);
+		free(extra);
+	}
+	return 0;
+}
+
+int
+policy_write(const struct aisb_policy *p, FILE *f, int mode)
+{
+	struct em e = { .out = f, .mode = mode, .first = true };
+	char cpu[32];
+	size_t i;
+	int r = 0;
+
+	if (mode == 1) {
+		fputs("{\n  \"user\": ", f);
+		qstr(f, p->user, true);
+		fputs(",\n  \"hash\": ", f);
+		qstr(f, p->hash, true);
+		fputs(",\n  \"files\": [", f);
+		for (i = 0; p->prov && i < p->prov->nfiles; i++) {
+			fputs(i ? ", " : "", f);
+			qstr(f, p->prov->files[i], true);
+		}
+		fputs("],\n  \"keys\": {", f);
+	} else if (mode == 2) {
+		fputs("{\"keys\": {", f);
+	} else {
+		fprintf(f, "# aisb policy for user %s\n", p->user);
+		for (i = 0; p->prov && i < p->prov->nfiles; i++)
+			fprintf(f, "# read: %s\n", p->prov->files[i]);
+		fprintf(f, "# hash: %s\n", p->hash);
+	}
+#define T(x) do { if ((r = (x)) < 0) return r; } while (0)
+	T(k_str(&e, p, "shell", p->shell));
+	T(k_str(&e, p, "hostname", p->hostname));
+	T(k_strv(&e, p, "agents", &p->agents));
+	T(k_str(&e, p, "project.path", p->project.path));
+	T(k_strv(&e, p, "project.roots", &p->project.roots));
+	T(k_str(&e, p, "project.target", p->project.target));
+	T(k_bool(&e, p, "project.readonly", p->project.readonly));
+	T(k_strv(&e, p, "project.protect", &p->project.protect));
+	T(k_str(&e, p, "home.path", p->home.tmpfs ? "tmpfs" : p->home.path));
+	T(k_str(&e, p, "filesystem.root", p->fs.root));
+	T(k_strv(&e, p, "filesystem.hide", &p->fs.hide));
+	T(k_strv(&e, p, "filesystem.readonly", &p->fs.readonly));
+	T(k_strv(&e, p, "filesystem.readwrite", &p->fs.readwrite));
+	T(k_size(&e, p, "filesystem.tmp_size", p->fs.tmp_size));
+	T(k_strv(&e, p, "env.pass", &p->env.pass));
+	T(k_strv(&e, p, "env.set", &p->env.set));
+	T(k_secrets(&e, p));
+	T(k_word(&e, p, "network.mode",
+	    p->net.mode == AISB_NET_NONE ? "none" : "gated"));
+	T(k_rules(&e, p, "network.allow", p->net.allow, p->net.nallow));
+	T(k_rules(&e, p, "network.deny", p->net.deny, p->net.ndeny));
+	T(k_cidrs(&e, p, "network.allow_cidr", p->net.allow_cidr,
+	    p->net.nallow_cidr));
+	T(k_ports(&e, p, "network.ports", p->net.ports, p->net.nports));
+	T(k_bool(&e, p, "network.transparent", p->net.transparent));
+	T(k_str(&e, p, "network.resolver", p->net.resolver));
+	T(k_num(&e, p, "network.proxy_port", p->net.proxy_port, NULL));
+	T(k_size(&e, p, "limits.memory", p->limits.memory));
+	T(k_num(&e, p, "limits.pids", p->limits.pids, NULL));
+	snprintf(cpu, sizeof(cpu), "%u%%", p->limits.cpu);
+	T(k_num(&e, p, "limits.cpu", p->limits.cpu, cpu));
+	T(k_num(&e, p, "limits.nofile", p->limits.nofile, NULL));
+	T(k_size(&e, p, "limits.fsize", p->limits.fsize));
+	T(k_num(&e, p, "limits.timeout", p->limits.timeout, NULL));
+	T(k_word(&e, p, "limits.enforce",
+	    p->limits.enforce == AISB_ENFORCE_BEST_EFFORT ? "best-effort" :
+	    "strict"));
+	T(k_strv(&e, p, "pam.services", &p->pam.services));
+#undef T
+	if (mode == 1)
+		fputs("\n  }\n}\n", f);
+	else if (mode == 2)
+		fputs("}}\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int
+policy_print(const struct aisb_policy *p, int fd, bool json)
+{
+	FILE *f;
+	int nfd, r;
+
+	if (p == NULL)
+		return -EINVAL;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (nfd < 0)
+		return -errno;
+	f = fdopen(nfd, "w");
+	if (f == NULL) {
+		r = -errno;
+		close(nfd);
+		return r;
+	}
+	r = policy_write(p, f, json ? 1 : 0);
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	return r;
+}
