@@ -1,0 +1,69 @@
+#!/bin/bash
+# tests/pam/lib.sh: shared setup for the pam_aisb tests (sourced after
+# tap.sh).  Everything global is named aisbt-pam-* or tpam*; everything is
+# removed at exit.
+PAM_SO="$BUILD/lib/security/pam_aisb.so"
+
+pam_require() {
+	require_root
+	command -v pamtester >/dev/null || skip_all "pamtester not installed"
+	[ -f "$PAM_SO" ] || skip_all "pam_aisb.so not built"
+	# The account check wants a root-owned aisb-shell in root-owned
+	# directories (pam_aisb(8)); a build tree elsewhere cannot pass.
+	local d=$AISB_SHELL
+	while [ "$d" != / ]; do
+		[ "$(stat -c %u "$d")" = 0 ] ||
+			skip_all "$d is not root-owned: build as root to test pam_aisb"
+		d=$(dirname "$d")
+	done
+}
+
+# pam_service NAME LINES...: /etc/pam.d/NAME with these lines, removed at exit.
+pam_service() {
+	local name=$1; shift
+	printf '%s\n' "$@" > "/etc/pam.d/$name"
+	at_exit "rm -f /etc/pam.d/$name"
+}
+
+# pam_group NAME: create group NAME unless it exists (then removed at exit).
+pam_group() {
+	getent group "$1" >/dev/null && return 0
+	groupadd "$1" && at_exit "groupdel $1"
+}
+
+# logged LOG CMD...: run CMD with syslog(3) going to the file LOG: a private
+# mount namespace gets its own /dev with a /dev/log datagram socket that a
+# small listener copies, one message a line.  The host's /dev/log (if any)
+# is untouched.
+logged() {
+	local log=$1; shift
+	: > "$log"
+	unshare -m --propagation private bash -c '
+		log=$1; shift
+		old=$(mktemp -d)
+		mount --bind /dev "$old"
+		mount -t tmpfs -o mode=755 tmpfs /dev
+		for n in null zero random urandom tty ptmx; do
+			[ -e "$old/$n" ] || continue
+			touch "/dev/$n" && mount --bind "$old/$n" "/dev/$n"
+		done
+		[ -d "$old/pts" ] && mkdir /dev/pts && mount --bind "$old/pts" /dev/pts
+		umount -l "$old"; rmdir "$old"
+		python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(\"/dev/log\")
+import os; os.chmod(\"/dev/log\", 0o666)
+f = open(sys.argv[1], \"a\")
+print(\"ready\", flush=True)
+while True:
+    m = s.recv(8192)
+    f.write(m.decode(\"utf-8\", \"replace\").rstrip(\"\\n\") + \"\\n\"); f.flush()
+" "$log" > "$log.ready" &
+		l=$!
+		for _ in $(seq 100); do [ -s "$log.ready" ] && break; sleep 0.05; done
+		rm -f "$log.ready"
+		"$@"; rc=$?
+		sleep 0.1; kill $l; wait $l 2>/dev/null
+		exit $rc' logged "$log" "$@"
+}
