@@ -880,8 +880,13 @@ check_agent(struct doctor *d, const struct passwd *pw)
 	}
 
 	snprintf(check, sizeof(check), "login shell[%s]", pw->pw_name);
-	snprintf(fix, sizeof(fix), "usermod -s /usr/local/bin/aisb-shell %s "
-	    "(the installed, root-owned binary)", pw->pw_name);
+	{
+		/* Suggest the binary that is running: the installed one. */
+		_cleanup_free_ char *self = realpath("/proc/self/exe", NULL);
+
+		snprintf(fix, sizeof(fix), "usermod -s %s %s", self ? self :
+		    "/usr/bin/aisb-shell", pw->pw_name);
+	}
 	if (loginshell_check(pw->pw_shell, why, sizeof(why)) == 0)
 		report(d, OK, check, NULL, "%s", pw->pw_shell);
 	else

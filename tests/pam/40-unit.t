@@ -21,7 +21,7 @@ unit_ok() {
 		split($0, kv, "="); key = kv[1]
 		if (key != "ExecStart") other = 1
 		sub(/^ExecStart=/, ""); n = split($0, w, /[ \t]+/)
-		if (w[1] ~ /\/aisb-shell$/ && w[2] == "-c") exec_ok++
+		if (w[1] ~ /(^|\/)aisb-shell$/ && w[2] == "-c") exec_ok++
 		else bad = 1
 	}
 	END { exit !(user == "User=%i" && exec_ok == 1 && !bad && !other) }
@@ -37,7 +37,7 @@ like "$(grep -E '^(NoNewPrivileges|RestrictNamespaces|PrivateUsers)=' "$UNIT")" 
 
 if command -v systemd-analyze >/dev/null; then
 	tu_user tpam1
-	sed "s#/usr/local/bin/aisb-shell#$AISB_SHELL#" "$UNIT" > "$T/aisb-harness@tpam1.service"
+	sed "s#^ExecStart=aisb-shell #ExecStart=$AISB_SHELL #" "$UNIT" > "$T/aisb-harness@tpam1.service"
 	out=$(systemd-analyze verify --man=no "$T/aisb-harness@tpam1.service" 2>&1); rc=$?
 	is "$rc:$out" "0:" "systemd-analyze verify: clean"
 	echo 'Bogus=1' >> "$T/aisb-harness@tpam1.service"

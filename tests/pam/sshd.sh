@@ -1,0 +1,77 @@
+#!/bin/bash
+# tests/pam/sshd.sh: a real sshd on a loopback port for the pam tests
+# (sourced after tap.sh and lib.sh).  Its own host key and config in $T,
+# the shipped drop-in included, killed by PID at exit.
+
+# free_port: a port in this part's range (25000-25999) nobody listens on.
+free_port() {
+	local p
+	for p in $(shuf -i 25000-25999 -n 100); do
+		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+wait_port() {	# wait_port PORT: until something listens on it (5 s)
+	local i
+	for i in $(seq 100); do
+		ss -Htln "sport = :$1" | grep -q . && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# sshd_start: $T/sshd_config (+ $SSHD_EXTRA lines), port in $SSHD_PORT.
+sshd_start() {
+	mkdir -p /run/sshd	# privilege separation directory
+	[ -f "$T/hostkey" ] || ssh-keygen -q -t ed25519 -N '' -f "$T/hostkey"
+	SSHD_PORT=$(free_port) || return 1
+	cat > "$T/sshd_config" <<CONF
+Port $SSHD_PORT
+ListenAddress 127.0.0.1
+HostKey $T/hostkey
+PidFile $T/sshd.pid
+UsePAM yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+StrictModes yes
+LogLevel VERBOSE
+Include $AISB_SRC/etc/ssh/sshd_config.d/aisb.conf
+Subsystem sftp /usr/lib/openssh/sftp-server
+${SSHD_EXTRA:-}
+CONF
+	/usr/sbin/sshd -t -f "$T/sshd_config" || return 1
+	/usr/sbin/sshd -D -f "$T/sshd_config" -E "$T/sshd.log" &
+	SSHD_PID=$!
+	at_exit "kill $SSHD_PID"
+	wait_port "$SSHD_PORT"
+}
+
+# ssh_key USER: a key pair $T/key-USER; an agent's public key goes to the
+# root-owned /etc/ssh/authorized_keys/USER (the drop-in's AuthorizedKeysFile),
+# anyone else's to ~/.ssh/authorized_keys.
+ssh_key() {
+	local u=$1 home
+	ssh-keygen -q -t ed25519 -N '' -f "$T/key-$u"
+	usermod -p '*' "$u"	# no password, but not "locked"
+	if id -nG "$u" | grep -qw ai-agents; then
+		if [ ! -d /etc/ssh/authorized_keys ]; then
+			install -d -m 0755 /etc/ssh/authorized_keys
+			at_exit "rmdir /etc/ssh/authorized_keys"
+		fi
+		install -m 0644 "$T/key-$u.pub" "/etc/ssh/authorized_keys/$u"
+		at_exit "rm -f /etc/ssh/authorized_keys/$u"
+	else
+		home=$(getent passwd "$u" | cut -d: -f6)
+		install -d -o "$u" -m 0700 "$home/.ssh"
+		install -o "$u" -m 0600 "$T/key-$u.pub" "$home/.ssh/authorized_keys"
+	fi
+}
+
+# sshc USER ARGS...: the ssh client, key-only, no host key bookkeeping.
+SSH_OPTS=(-F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
+	-o BatchMode=yes -o LogLevel=ERROR -o ConnectTimeout=10)
+sshc() {
+	local u=$1; shift
+	timeout 60 ssh "${SSH_OPTS[@]}" -i "$T/key-$u" -p "$SSHD_PORT" "$@" "$u@127.0.0.1"
+}
