@@ -59,6 +59,12 @@ loginshell_check(const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "'%s': %s", path, strerror(-r));
 		return r;
 	}
+	/* A link named aisb-shell to bash is not aisb-shell. */
+	if (strcmp(strrchr(real, '/') + 1, LOGINSHELL_NAME) != 0) {
+		snprintf(why, whylen, "'%s' resolves to '%s', not %s", path,
+		    real, LOGINSHELL_NAME);
+		return -EINVAL;
+	}
 	if (stat(real, &st) < 0) {
 		r = -errno;
 		snprintf(why, whylen, "'%s': %s", real, strerror(-r));

@@ -13,7 +13,8 @@
 
 /*
  * path is accepted when it is absolute, its last component is
- * "aisb-shell", and it resolves (symlinks followed) to a regular,
+ * "aisb-shell", and it resolves (symlinks followed) to a file also named
+ * aisb-shell that is a regular,
  * executable file owned by root and not writable by group or other, in
  * directories that are all root-owned and not writable by group or other
  * (sticky ones such as /tmp excepted).
