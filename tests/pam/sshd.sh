@@ -75,3 +75,51 @@ sshc() {
 	local u=$1; shift
 	timeout 60 ssh "${SSH_OPTS[@]}" -i "$T/key-$u" -p "$SSHD_PORT" "$@" "$u@127.0.0.1"
 }
+
+# test_shell: $T/bin/aisb-shell, a root-owned wrapper that runs the build
+# tree's aisb-shell with the test policy $T/aisb.conf.  sshd and su exec
+# the login shell without arguments of our choosing, and a test must not
+# touch /etc/aisb; the wrapper keeps the login form (no arguments: argv[0]
+# "-aisb-shell").  It is named aisb-shell and root-owned, so pam_aisb and
+# --doctor accept it like the real one.
+test_shell() {
+	install -d -m 0755 "$T/bin"
+	cat > "$T/bin/aisb-shell" <<SH
+#!/bin/bash
+[ \$# -eq 0 ] && exec -a -aisb-shell "$AISB_SHELL" --config "$T/aisb.conf"
+exec "$AISB_SHELL" --config "$T/aisb.conf" "\$@"
+SH
+	chmod 0755 "$T/bin/aisb-shell"
+	TEST_SHELL=$T/bin/aisb-shell
+}
+
+# sandbox_ready USER: can USER run a session?  Skips the whole script only
+# while the sandbox itself is not built; any other failure is a failure.
+sandbox_ready() {
+	local out
+	out=$(as "$1" "$TEST_SHELL" -c 'echo ready' 2>&1)
+	[ "$out" = ready ] && return 0
+	case "$out" in
+	*"not built yet"*) skip_all "sandbox sessions not on main yet: $out" ;;
+	esac
+	fail "a session runs for $1" "$out"
+	done_testing
+	exit 1
+}
+
+# tmux_run NAME CMD: a detached tmux session on our own server socket.
+tmux_run() {
+	tmux -L "aisbt-pam-$$" new-session -d -s "$1" -x 200 -y 50 "$2"
+	at_exit "tmux -L aisbt-pam-$$ kill-server"
+}
+tmux_keys() { tmux -L "aisbt-pam-$$" send-keys -t "$1" "${@:2}"; }
+tmux_screen() { tmux -L "aisbt-pam-$$" capture-pane -p -t "$1"; }
+# tmux_wait NAME REGEX: until the pane shows REGEX (10 s).
+tmux_wait() {
+	local i
+	for i in $(seq 200); do
+		tmux_screen "$1" | grep -Eq -- "$2" && return 0
+		sleep 0.05
+	done
+	return 1
+}

@@ -1,0 +1,79 @@
+#!/bin/bash
+# Real ssh, scp and sftp into an agent whose login shell is aisb-shell:
+# everything runs inside the sandbox, with the right exit status; an
+# interactive ssh -tt session has job control.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+require_root
+for c in sshd ssh scp sftp tmux; do
+	command -v "$c" >/dev/null || skip_all "$c not installed"
+done
+have_userns || skip_all "no unprivileged user namespaces"
+
+T=$(mktemp -d)
+at_exit "rm -rf $T"
+chmod 0755 "$T"
+cat > "$T/aisb.conf" <<CONF
+agents = {"tpam1"}
+home { path = "$T/home/%u" }
+project { path = "$T/proj/%u" }
+network { mode = "none" }
+limits { enforce = "best-effort" }
+CONF
+chmod 0644 "$T/aisb.conf"
+mkdir -p "$T/users.d"
+test_shell
+pam_group ai-agents
+tu_user tpam1 && usermod -aG ai-agents -s "$TEST_SHELL" tpam1
+install -d -m 0755 "$T/home" "$T/proj"
+install -d -o tpam1 -m 0700 "$T/home/tpam1" "$T/proj/tpam1"
+sandbox_ready tpam1
+ssh_key tpam1
+sshd_start || { fail "sshd starts"; cat "$T/sshd.log" >&2; done_testing; exit 1; }
+
+# One command.
+out=$(sshc tpam1 'cat /proc/1/comm; ls -A /home | wc -l; id -un; test -d /project && echo project')
+like "$out" "aisb" "ssh CMD: PID 1 is aisb's init"
+like "$out" "^0$" "ssh CMD: /home is empty inside"
+like "$out" "tpam1" "ssh CMD: runs as the agent"
+like "$out" "project" "ssh CMD: /project is there"
+sshc tpam1 'exit 7'
+is "$?" 7 "ssh CMD: the exit status comes back"
+sshc tpam1 'kill -TERM $$'
+is "$?" 143 "ssh CMD: death by signal is 128+N"
+is "$(echo data-in | sshc tpam1 'cat')" data-in "ssh CMD: stdin reaches the command"
+
+# scp and sftp: sftp-server runs through the login shell, so inside.
+echo up-data > "$T/up.txt"
+SCP=(scp -F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
+	-o BatchMode=yes -o LogLevel=ERROR -i "$T/key-tpam1" -P "$SSHD_PORT")
+ok "scp (SFTP protocol) upload to /project" "${SCP[@]}" "$T/up.txt" tpam1@127.0.0.1:/project/up.txt
+is "$(cat "$T/proj/tpam1/up.txt" 2>&1)" up-data "... landed in the agent's project on the host"
+ok "scp -O (legacy protocol) upload" "${SCP[@]}" -O "$T/up.txt" tpam1@127.0.0.1:/project/up2.txt
+is "$(cat "$T/proj/tpam1/up2.txt" 2>&1)" up-data "... landed too"
+ok "scp cannot fetch the host's files outside the sandbox view" \
+	bash -c "! ${SCP[*]@Q} tpam1@127.0.0.1:$T/aisb.conf $T/got.conf 2>/dev/null"
+printf 'ls -1a /home\npwd\nls %s\n' "$T" > "$T/batch"
+out=$(timeout 60 sftp -F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+	-o BatchMode=yes -i "$T/key-tpam1" -P "$SSHD_PORT" -b "$T/batch" tpam1@127.0.0.1 2>&1)
+unlike "$out" "tpam1$" "sftp: /home shows no host homes"
+like "$out" "Can't ls|not found|No such file" "sftp: the host's $T is not visible"
+like "$(grep -c 'subsystem request for sftp' "$T/sshd.log")" "^[1-9]" "sshd served sftp as a subsystem"
+
+# Interactive, with a pty: job control works.
+tmux_run ssh "ssh ${SSH_OPTS[*]} -tt -i $T/key-tpam1 -p $SSHD_PORT tpam1@127.0.0.1"
+ok "ssh -tt: a prompt" tmux_wait ssh '\$ *$'
+tmux_keys ssh 'sleep 300 &' Enter
+tmux_keys ssh 'jobs' Enter
+ok "ssh -tt: a background job" tmux_wait ssh 'Running +sleep 300'
+tmux_keys ssh 'fg' Enter
+sleep 0.3
+tmux_keys ssh C-c
+tmux_keys ssh 'echo "fg-done $((40+2))"' Enter
+ok "ssh -tt: fg and Ctrl-C reach the job" tmux_wait ssh 'fg-done 42'
+tmux_keys ssh 'cat /proc/1/comm' Enter
+ok "ssh -tt: inside the sandbox" tmux_wait ssh 'aisb'
+tmux_keys ssh 'exit' Enter
+
+done_testing

@@ -1,0 +1,46 @@
+#!/bin/bash
+# su into an agent whose login shell is aisb-shell: `su - agent -c CMD`
+# and an interactive `su - agent` both land in the sandbox.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+require_root
+command -v tmux >/dev/null || skip_all "tmux not installed"
+have_userns || skip_all "no unprivileged user namespaces"
+
+T=$(mktemp -d)
+at_exit "rm -rf $T"
+chmod 0755 "$T"
+cat > "$T/aisb.conf" <<CONF
+agents = {"tpam1"}
+home { path = "$T/home/%u" }
+project { path = "$T/proj/%u" }
+network { mode = "none" }
+limits { enforce = "best-effort" }
+CONF
+mkdir -p "$T/users.d"
+test_shell
+tu_user tpam1 && usermod -s "$TEST_SHELL" tpam1
+install -d -m 0755 "$T/home" "$T/proj"
+install -d -o tpam1 -m 0700 "$T/home/tpam1" "$T/proj/tpam1"
+sandbox_ready tpam1
+
+out=$(su - tpam1 -c 'cat /proc/1/comm; ls -A /home | wc -l; id -un' 2>&1)
+like "$out" "aisb" "su - agent -c: PID 1 is aisb's init"
+like "$out" "^0$" "su - agent -c: /home is empty"
+like "$out" "tpam1" "su - agent -c: runs as the agent"
+su - tpam1 -c 'exit 3'
+is "$?" 3 "su - agent -c: exit status"
+out=$(su tpam1 -c 'ls -A /home | wc -l' 2>&1)
+like "$out" "^0$" "su agent -c (no login): sandboxed too"
+
+tmux_run su "su - tpam1"
+ok "interactive su -: a prompt" tmux_wait su '\$ *$'
+tmux_keys su 'cat /proc/1/comm; ls -A /home | wc -l' Enter
+ok "interactive su -: inside the sandbox" tmux_wait su 'aisb'
+tmux_keys su 'sleep 300 &' Enter
+tmux_keys su 'jobs' Enter
+ok "interactive su -: job control" tmux_wait su 'Running +sleep 300'
+tmux_keys su 'exit' Enter
+
+done_testing
