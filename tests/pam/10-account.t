@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 pam_require
 
-T=$(mktemp -d)
+T=$(pam_tmpdir)
 at_exit "rm -rf $T"
 chmod 0755 "$T"
 mkdir "$T/users.d"

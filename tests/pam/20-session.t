@@ -7,7 +7,7 @@
 pam_require
 PAMSESS="$(dirname "$0")/pamsess.py"
 
-T=$(mktemp -d)
+T=$(pam_tmpdir)
 at_exit "rm -rf $T"
 chmod 0755 "$T"
 mkdir "$T/users.d"

@@ -7,7 +7,7 @@
 require_root
 command -v sshd >/dev/null || skip_all "sshd not installed"
 
-T=$(mktemp -d)
+T=$(pam_tmpdir)
 at_exit "rm -rf $T"
 chmod 0755 "$T"
 mkdir "$T/users.d"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 UNIT="$AISB_SRC/etc/systemd/aisb-harness@.service"
-T=$(mktemp -d)
+T=$(pam_tmpdir)
 at_exit "rm -rf $T"
 
 # unit_ok FILE: the [Service] section runs ExecStart through aisb-shell -c

@@ -11,7 +11,7 @@ for c in sshd ssh curl socat python3; do
 	command -v "$c" >/dev/null || skip_all "$c not installed"
 done
 
-T=$(mktemp -d)
+T=$(pam_tmpdir)
 at_exit "rm -rf $T"
 chmod 0755 "$T"
 pam_group ai-agents

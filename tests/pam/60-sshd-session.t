@@ -11,7 +11,7 @@ for c in sshd ssh scp sftp tmux; do
 done
 have_userns || skip_all "no unprivileged user namespaces"
 
-T=$(mktemp -d)
+T=$(pam_tmpdir)
 at_exit "rm -rf $T"
 chmod 0755 "$T"
 cat > "$T/aisb.conf" <<CONF

@@ -8,7 +8,7 @@ require_root
 command -v tmux >/dev/null || skip_all "tmux not installed"
 have_userns || skip_all "no unprivileged user namespaces"
 
-T=$(mktemp -d)
+T=$(pam_tmpdir)
 at_exit "rm -rf $T"
 chmod 0755 "$T"
 cat > "$T/aisb.conf" <<CONF

@@ -67,3 +67,11 @@ while True:
 		sleep 0.1; kill $l; wait $l 2>/dev/null
 		exit $rc' logged "$log" "$@"
 }
+
+# pam_tmpdir: a root-owned 0755 scratch directory under /run.  Not /tmp:
+# the policy loader refuses a config below a world-writable directory,
+# sticky or not (anybody can create a name there).
+pam_tmpdir() {
+	local d
+	d=$(mktemp -d /run/aisbt-pam.XXXXXX) && chmod 0755 "$d" && echo "$d"
+}
