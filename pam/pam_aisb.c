@@ -297,13 +297,15 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
  * us (the pam_namespace lesson).  Components above the last must be
  * root-owned directories that others cannot write (sticky ones such as
  * /tmp excepted); missing ones are made root:root 0755.  The last is made
- * uid:gid with mode, or must already be a directory owned by uid.
+ * uid:gid with mode, or must already be a directory owned by uid; with
+ * reset, an existing one gets gid and mode again (a root-owned runtime
+ * directory left by a deleted account of the same name).
  * Returns the fd of the last directory, or -errno with the offending
  * path in bad.
  */
 static int
-mkpath(const char *path, uid_t uid, gid_t gid, mode_t mode, char *bad,
-    size_t badlen)
+mkpath(const char *path, uid_t uid, gid_t gid, mode_t mode, bool reset,
+    char *bad, size_t badlen)
 {
 	_cleanup_free_ char *copy = NULL;
 	_cleanup_close_ int dfd = -1;
@@ -355,6 +357,9 @@ mkpath(const char *path, uid_t uid, gid_t gid, mode_t mode, char *bad,
 		if (last) {
 			if (st.st_uid != uid)
 				return -EPERM;
+			if (reset && (fchown(dfd, uid, gid) < 0 ||
+			    fchmod(dfd, mode) < 0))
+				return -errno;
 			continue;
 		}
 		if (st.st_uid != 0)
@@ -410,7 +415,7 @@ record_write(pam_handle_t *pamh, const struct passwd *pw, const char *key,
 	clean(ruser, sizeof(ruser), item(pamh, PAM_RUSER));
 	clean(service, sizeof(service), item(pamh, PAM_SERVICE));
 	snprintf(dir, sizeof(dir), "%s/%s", RUN_DIR, pw->pw_name);
-	dfd = mkpath(dir, 0, pw->pw_gid, 0750, bad, sizeof(bad));
+	dfd = mkpath(dir, 0, pw->pw_gid, 0750, true, bad, sizeof(bad));
 	if (dfd < 0)
 		return dfd;
 	snprintf(ret_name, namelen, "session-%ld", (long)getpid());
@@ -469,7 +474,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 
 	if (!p->home.tmpfs && p->home.path) {
 		r = mkpath(p->home.path, acc.pw.pw_uid, acc.pw.pw_gid, 0700,
-		    bad, sizeof(bad));
+		    false, bad, sizeof(bad));
 		if (r < 0) {
 			errno = -r;
 			pam_syslog(pamh, LOG_ERR, "agent '%s': cannot make home "

@@ -72,7 +72,10 @@ ok "non-agent: the module alone is no answer" nosess aisbt-pam-sess tpam2
 ok "non-agent: no home made" test ! -e "$T/homes/tpam2"
 ok "non-agent: no /run/aisb directory" test ! -e /run/aisb/tpam2
 
-# The session record: root-owned, readable by the agent's group only.
+# The session record: root-owned, readable by the agent's group only.  A
+# runtime directory left by an older account of the same name is taken
+# over (root's, so safe to re-own).
+install -d -o root -g 65534 -m 0777 /run/aisb/tpam1
 out=$(python3 "$PAMSESS" aisbt-pam-sess tpam1 'id -u')
 like "$out" "^open 0" "python PAM application: session opened"
 is "$(sattr /run/aisb/tpam1)" "root:tpam1 750 directory" "/run/aisb/USER root:agent-group 0750"

@@ -34,9 +34,7 @@ at_exit "kill $!"
 # fwd USER NAME SSH-ARGS...: run ssh -N in the background, stderr in $T/NAME.
 fwd() {
 	local u=$1 name=$2; shift 2
-	sshc "$u" -N "$@" 2>"$T/$name" &
-	echo $! > "$T/$name.pid"
-	at_exit "kill $!"
+	sshc_bg "$T/$name" "$u" -N "$@"
 }
 get() { curl -s --max-time 5 "$@"; }
 

@@ -33,16 +33,16 @@ ssh_key tpam1
 sshd_start || { fail "sshd starts"; cat "$T/sshd.log" >&2; done_testing; exit 1; }
 
 # One command.
-out=$(sshc tpam1 'cat /proc/1/comm; ls -A /home | wc -l; id -un; test -d /project && echo project')
+out=$(sshc tpam1 -- 'cat /proc/1/comm; ls -A /home | wc -l; id -un; test -d /project && echo project')
 like "$out" "aisb" "ssh CMD: PID 1 is aisb's init"
 like "$out" "^0$" "ssh CMD: /home is empty inside"
 like "$out" "tpam1" "ssh CMD: runs as the agent"
 like "$out" "project" "ssh CMD: /project is there"
-sshc tpam1 'exit 7'
+sshc tpam1 -- 'exit 7'
 is "$?" 7 "ssh CMD: the exit status comes back"
-sshc tpam1 'kill -TERM $$'
+sshc tpam1 -- 'kill -TERM $$'
 is "$?" 143 "ssh CMD: death by signal is 128+N"
-is "$(echo data-in | sshc tpam1 'cat')" data-in "ssh CMD: stdin reaches the command"
+is "$(echo data-in | sshc tpam1 -- 'cat')" data-in "ssh CMD: stdin reaches the command"
 
 # scp and sftp: sftp-server runs through the login shell, so inside.
 echo up-data > "$T/up.txt"

@@ -68,12 +68,32 @@ ssh_key() {
 	fi
 }
 
-# sshc USER ARGS...: the ssh client, key-only, no host key bookkeeping.
+# sshc USER [SSH-OPTIONS...] [-- COMMAND...]: the ssh client, key-only,
+# no host key bookkeeping.
 SSH_OPTS=(-F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
 	-o BatchMode=yes -o LogLevel=ERROR -o ConnectTimeout=10)
+_ssh_argv() {	# fills SSH_ARGV from USER [OPTS...] [-- CMD...]
+	local u=$1 opts=() cmd=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ "${1:-}" = -- ] && { shift; cmd=("$@"); }
+	SSH_ARGV=("${SSH_OPTS[@]}" -i "$T/key-$u" -p "$SSHD_PORT" "${opts[@]}"
+		"$u@127.0.0.1" "${cmd[@]}")
+}
 sshc() {
-	local u=$1; shift
-	timeout 60 ssh "${SSH_OPTS[@]}" -i "$T/key-$u" -p "$SSHD_PORT" "$@" "$u@127.0.0.1"
+	_ssh_argv "$@"
+	timeout 60 ssh "${SSH_ARGV[@]}"
+}
+# sshc_bg ERRFILE USER ...: the same in the background, its PID (the
+# timeout process, which passes signals on to ssh) in SSHC_PID and killed
+# at exit.  (A function run with & is a subshell: killing that would leave
+# ssh running.)
+sshc_bg() {
+	local err=$1; shift
+	_ssh_argv "$@"
+	timeout 60 ssh "${SSH_ARGV[@]}" 2>"$err" &
+	SSHC_PID=$!
+	at_exit "kill $SSHC_PID"
 }
 
 # test_shell: $T/bin/aisb-shell, a root-owned wrapper that runs the build

@@ -1,0 +1,81 @@
+#!/bin/bash
+# pam_aisb in sshd's real PAM stack: the account phase refuses an agent
+# whose login shell is not aisb-shell (sshd denies the login), and the
+# session phase runs in the sshd monitor: home made, the session record
+# names the peer, the monitor sits in the delegated cgroup, and all of it
+# is gone after the disconnect.
+#
+# sshd's PAM service name is fixed ("sshd"), so this test adds two lines to
+# /etc/pam.d/sshd and takes them out again.  They are fail-safe if a crash
+# ever left them behind: "[... default=ignore]" controls ignore a missing
+# module or config, and they name only this run's /run/aisbt-pam.* policy,
+# which lists only the test users.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+pam_require
+command -v sshd >/dev/null || skip_all "sshd not installed"
+[ -f /etc/pam.d/sshd ] || skip_all "no /etc/pam.d/sshd"
+
+T=$(pam_tmpdir)
+at_exit "rm -rf $T /run/aisb/tpam1 /run/aisb/tpam4"
+mkdir "$T/users.d"
+cat > "$T/aisb.conf" <<CONF
+agents = {"tpam1", "tpam4"}
+home { path = "$T/home/%u" }
+CONF
+pam_group ai-agents
+tu_user tpam1 && usermod -aG ai-agents -s "$AISB_SHELL" tpam1
+tu_user tpam4 && usermod -aG ai-agents tpam4          # agent, /bin/bash
+ssh_key tpam1
+ssh_key tpam4
+
+# Lines of earlier, crashed runs first, then ours.
+pam_clean() { sed -i '/pam_aisb\.so conf=\/run\/aisbt-pam\./d' /etc/pam.d/sshd; }
+pam_clean
+at_exit pam_clean
+cat >> /etc/pam.d/sshd <<PAM
+account [success=ok perm_denied=die default=ignore] $PAM_SO conf=$T/aisb.conf
+session [success=ok default=ignore] $PAM_SO conf=$T/aisb.conf
+PAM
+sshd_start || { fail "sshd starts"; cat "$T/sshd.log" >&2; done_testing; exit 1; }
+
+# Account: the agent with bash is refused by sshd itself.
+sshc tpam4 -- true 2>"$T/t4.err"
+rc=$?
+ok "agent with a bash login shell: ssh refused (status $rc)" test "$rc" = 255
+like "$(cat "$T/sshd.log")" "Access denied for user tpam4 by PAM account configuration" \
+	"sshd: denied in the PAM account phase"
+
+# Session: ssh -N runs no shell, but sshd opens the PAM session.
+ok "home missing before the login" test ! -e "$T/home/tpam1"
+sshc_bg "$T/n.err" tpam1 -N
+cpid=$SSHC_PID
+rec=
+for _ in $(seq 100); do
+	rec=$(ls /run/aisb/tpam1/session-* 2>/dev/null | head -1)
+	[ -n "$rec" ] && break
+	sleep 0.05
+done
+ok "agent with aisb-shell: logged in, session record written" test -n "$rec"
+mon=${rec##*session-}
+like "$(cat "$rec" 2>&1)" "rhost=127\.0\.0\.1" "record: the peer address"
+like "$(cat "$rec" 2>&1)" "service=sshd" "record: the service"
+is "$(stat -c '%U %a' "$T/home/tpam1" 2>&1)" "tpam1 700" "home made by the session, agent-owned 0700"
+like "$(cat "/proc/$mon/comm" 2>&1)" "sshd" "the record's pid is the sshd session monitor"
+cg=$(sed -n 's/^cgroup=//p' "$rec")
+if [ -n "$cg" ]; then
+	like "$(cat "/proc/$mon/cgroup")" "aisb/tpam1-" "the monitor is in the agent's delegated cgroup"
+else
+	skip "the monitor is in the agent's delegated cgroup" "no cgroup delegation on this host"
+fi
+
+kill "$cpid"; wait "$cpid" 2>/dev/null
+for _ in $(seq 100); do [ -e "$rec" ] || break; sleep 0.05; done
+ok "disconnect: the session record is removed" test ! -e "$rec"
+if [ -n "$cg" ]; then
+	left=$(find /sys/fs/cgroup -maxdepth 4 -type d -path "*/aisb/${cg##*/}" 2>/dev/null)
+	is "$left" "" "disconnect: the delegated cgroup is removed"
+fi
+
+done_testing
