@@ -386,6 +386,29 @@ check_shells(struct doctor *d)
 /* ---- PAM stacks ----------------------------------------------------- */
 
 /*
+ * Does a PAM control make PAM_PERM_DENIED fail the stack?  required and
+ * requisite do; "[...]" does when perm_denied (or, without it, default)
+ * maps to die or bad.
+ */
+static bool
+control_refuses(const char *c)
+{
+	const char *act;
+
+	if (strcmp(c, "required") == 0 || strcmp(c, "requisite") == 0)
+		return true;
+	if (c[0] != '[')
+		return false;
+	if ((act = strstr(c, "perm_denied=")))
+		act += strlen("perm_denied=");
+	else if ((act = strstr(c, "default=")))
+		act += strlen("default=");
+	else
+		return false;
+	return strncmp(act, "die", 3) == 0 || strncmp(act, "bad", 3) == 0;
+}
+
+/*
  * Does the stack of service have a line "TYPE CONTROL .../pam_aisb.so",
  * following "@include FILE" and "include"/"substack" controls?
  * *strong: its control refuses (required/requisite).
@@ -419,13 +442,19 @@ pam_has(const char *service, const char *type, bool *strong, int depth)
 			t++;
 		if (strcmp(t, type) != 0)
 			continue;
-		if (!(c = strtok_r(NULL, " \t", &save)))
+		/* The control: a word, or "[value=action ...]" with blanks. */
+		s = save + strspn(save, " \t");
+		if (*s == '[') {
+			char *end = strchr(s, ']');
+
+			if (!end)
+				continue;
+			c = s;
+			*end = '\0';
+			save = end + 1;
+		} else if (!(c = strtok_r(NULL, " \t", &save)))
 			continue;
-		if (c[0] == '[')	/* [value=action ...] may hold blanks */
-			while (!strchr(c, ']') &&
-			    (c = strtok_r(NULL, " \t", &save)))
-				;
-		if (!c || !(m = strtok_r(NULL, " \t", &save)))
+		if (!(m = strtok_r(NULL, " \t", &save)))
 			continue;
 		if (strcmp(c, "include") == 0 || strcmp(c, "substack") == 0) {
 			found = pam_has(m, type, strong, depth + 1);
@@ -434,8 +463,7 @@ pam_has(const char *service, const char *type, bool *strong, int depth)
 		t = strrchr(m, '/');
 		if (strcmp(t ? t + 1 : m, "pam_aisb.so") == 0) {
 			found = true;
-			*strong = strcmp(c, "required") == 0 ||
-			    strcmp(c, "requisite") == 0;
+			*strong = control_refuses(c);
 		}
 	}
 	fclose(f);
@@ -458,9 +486,10 @@ check_pam(struct doctor *d)
 			continue;
 		snprintf(check, sizeof(check), "pam %s account", svc[i]);
 		if (!pam_has(svc[i], "account", &strong, 0))
-			report(d, i < 3 ? FAIL : WARN, check, "add \"account "
-			    "required pam_aisb.so\" to /etc/pam.d/common-account "
-			    "(etc/pam.d/README)", "%s has no pam_aisb account line",
+			report(d, i < 3 ? FAIL : WARN, check, "pam-auth-update "
+			    "--enable aisb, or add \"account required "
+			    "pam_aisb.so\" to /etc/pam.d/common-account (see "
+			    "pam_aisb(8))", "%s has no pam_aisb account line",
 			    path);
 		else if (!strong)
 			report(d, FAIL, check, "use \"account required "
@@ -478,8 +507,9 @@ check_pam(struct doctor *d)
 			if (i == 0)
 				d->pam_session = true;
 		} else
-			report(d, WARN, check, "add \"session optional "
-			    "pam_aisb.so\" (etc/pam.d/sshd.aisb, su.aisb)",
+			report(d, WARN, check, "pam-auth-update --enable "
+			    "aisb, or add \"session optional pam_aisb.so\" "
+			    "(see pam_aisb(8))",
 			    "%s has no pam_aisb session line: no home made, no "
 			    "delegated cgroup for limits", path);
 	}

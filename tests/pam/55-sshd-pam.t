@@ -38,6 +38,17 @@ cat >> /etc/pam.d/sshd <<PAM
 account [success=ok perm_denied=die default=ignore] $PAM_SO conf=$T/aisb.conf
 session [success=ok default=ignore] $PAM_SO conf=$T/aisb.conf
 PAM
+# The doctor reads the same stack (following @include).
+out=$("$AISB_SHELL" --config "$T/aisb.conf" --user tpam1 --doctor 2>&1)
+like "$out" "ok: pam sshd account: pam_aisb refuses" "doctor: sshd account stack has pam_aisb"
+like "$out" "ok: pam sshd session" "doctor: sshd session stack has pam_aisb"
+like "$out" "fail: pam su account" "doctor: su stack still lacks it"
+sed -i "s#^account \[success=ok perm_denied=die default=ignore\] $PAM_SO#account [success=ok default=ignore] $PAM_SO#" /etc/pam.d/sshd
+out=$("$AISB_SHELL" --config "$T/aisb.conf" --user tpam1 --doctor 2>&1)
+like "$out" "fail: pam sshd account: pam_aisb in /etc/pam.d/sshd cannot refuse" \
+	"doctor: a control that ignores PAM_PERM_DENIED is a failure"
+sed -i "s#^account \[success=ok default=ignore\] $PAM_SO#account [success=ok perm_denied=die default=ignore] $PAM_SO#" /etc/pam.d/sshd
+
 sshd_start || { fail "sshd starts"; cat "$T/sshd.log" >&2; done_testing; exit 1; }
 
 # Account: the agent with bash is refused by sshd itself.
