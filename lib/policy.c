@@ -978,7 +978,12 @@ on_error(cfg_t *cfg, const char *fmt, va_list ap)
 	if (ps == NULL)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (ps->lx != NULL && policy_lex_bad_line(ps->lx, cfg->line))
+	/*
+	 * libconfuse stops at its first syntax error; when the pre-scan
+	 * has already found what is wrong with this file, that error is a
+	 * consequence (or a repeat) and would only confuse.
+	 */
+	if (ps->lx != NULL && ps->lx->nbad > 0)
 		return;
 	sec = cfg->name && strcmp(cfg->name, "root") != 0 ? cfg->name : NULL;
 	if (sec != NULL && strcmp(sec, "secret") == 0)

@@ -241,6 +241,22 @@ again:
 	default:
 		break;
 	}
+	/* libconfuse reads "${...}" (to the next '}') as one value. */
+	if (*p == '$' && p + 1 < L->end && p[1] == '{') {
+		t->t = T_STR;
+		t->s = p;
+		flag(t, F_DOLLAR, L->line);
+		while (p < L->end && *p != '}') {
+			if (*p == '\n')
+				L->line++;
+			p++;
+		}
+		if (p < L->end)
+			p++;
+		t->len = (size_t)(p - t->s);
+		L->p = p;
+		return;
+	}
 	/* Unquoted string. */
 	t->t = T_STR;
 	t->s = p;
@@ -320,7 +336,8 @@ tokname(const struct tok *t, char *buf, size_t len)
 
 /* Skip the value of an assignment: one token or a { ... } list. */
 static void
-value(struct lexer *L, const char *key, bool report, bool *was_list)
+value(struct lexer *L, const char *key, int kline, bool report,
+    bool *was_list)
 {
 	struct tok t;
 	char what[64];
@@ -334,7 +351,8 @@ value(struct lexer *L, const char *key, bool report, bool *was_list)
 	}
 	if (t.t != T_LBRACE) {
 		tokname(&t, what, sizeof(what));
-		lerr(L, t.line, "%s: expected a value, found %s", key, what);
+		lerr(L, t.t == T_EOF ? kline : t.line, "%s: expected a value, "
+		    "found %s", key, what);
 		return;
 	}
 	*was_list = true;
@@ -343,7 +361,7 @@ value(struct lexer *L, const char *key, bool report, bool *was_list)
 		if (t.t == T_RBRACE)
 			return;
 		if (t.t == T_EOF) {
-			lerr(L, t.line, "%s: list not closed with '}'", key);
+			lerr(L, kline, "%s: list not closed with '}'", key);
 			return;
 		}
 		if (t.t == T_COMMA)
@@ -368,6 +386,7 @@ policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
 	struct tok t, *n1, *n2;
 	char stack[MAX_DEPTH][KEY_MAX], key[KEY_MAX], name[72], what[64];
 	bool known[MAX_DEPTH + 1];
+	int opened[MAX_DEPTH];
 	int depth = 0;
 	const char *nul;
 
@@ -428,7 +447,7 @@ policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
 			else if (kind == PK_SECTION || kind == PK_TSECTION)
 				lerr(&L, t.line, "%s: is a section: write "
 				    "%s { ... }", key, name);
-			value(&L, key, kind >= 0, &list);
+			value(&L, key, t.line, kind >= 0, &list);
 			if (kind == PK_SCALAR && list)
 				lerr(&L, t.line, "%s: takes one value, not a "
 				    "list", key);
@@ -473,6 +492,7 @@ policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
 				    0);
 			}
 			next(&L, &t);	/* '{' */
+			opened[depth] = t.line;
 			depth++;
 			continue;
 		}
@@ -481,7 +501,7 @@ policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
 		    "found %s", key, what);
 	}
 	if (depth > 0)
-		lerr(&L, L.line, "%s: section not closed with '}'",
+		lerr(&L, opened[depth - 1], "%s: section not closed with '}'",
 		    stack[depth - 1]);
 	return L.nerr;
 }
