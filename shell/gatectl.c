@@ -1,24 +1,265 @@
 /*
- * gatectl.c: starting aisb-gate.  (Stub until the gate issue lands.)
+ * gatectl.c: the session's side of aisb-gate (docs/architecture.md,
+ * "The gate").
+ *
+ * The outer starts the gate before the sandbox netns exists, so the
+ * gate lives in the host netns (it must reach the internet) as the
+ * agent's uid; init creates the listening sockets inside the sandbox
+ * netns (so they are reachable only from there) and passes them over a
+ * SOCK_SEQPACKET socketpair.  Nothing runs inside the sandbox on the
+ * gate's behalf, and the gate is in another pid namespace and not
+ * dumpable: the sandbox can neither signal nor ptrace it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "aisb.h"
 #include "gatectl.h"
 #include "log.h"
+#include "util.h"
+
+#define READY_TIMEOUT_MS	10000
+
+int
+gatectl_spawn_path(const char *path, char *const argv[], pid_t *ret_pid,
+    int *ret_fd)
+{
+	static char *const envp[] = { NULL };
+	int sv[2];
+	pid_t parent = getpid(), pid;
+
+	if (access(path, X_OK) < 0)
+		return log_errno(-errno, "the egress gate %s: %m (is aisb "
+		    "installed completely?)", path);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return log_errno(-errno, "socketpair: %m");
+	pid = fork();
+	if (pid < 0) {
+		int r = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return log_errno(r, "fork: %m");
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* Die with the session; mind a parent that is already gone. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+		    getppid() != parent)
+			_exit(AISB_EX_HOST);
+		if (null < 0 || dup2(null, 0) < 0)
+			_exit(AISB_EX_HOST);
+		if (sv[1] == 3) {
+			if (fcntl(3, F_SETFD, 0) < 0)
+				_exit(AISB_EX_HOST);
+		} else if (dup2(sv[1], 3) < 0)
+			_exit(AISB_EX_HOST);
+		/* stdout, stderr stay: start-up errors reach the caller. */
+		if (close_range(4, ~0U, 0) < 0)
+			for (int fd = 4; fd < 65536; fd++)
+				close(fd);
+		execve(path, argv, envp);
+		dprintf(2, "aisb: exec %s: %s\n", path, strerror(errno));
+		_exit(AISB_EX_HOST);
+	}
+	close(sv[1]);
+	*ret_pid = pid;
+	*ret_fd = sv[0];
+	return 0;
+}
 
 int
 gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
     const char *session_id, pid_t *ret_pid, int *ret_fd)
 {
-	(void)a, (void)p, (void)session_id, (void)ret_pid, (void)ret_fd;
-	log_err("the egress gate is not built yet; set network.mode = "
-	    "\"none\"");
-	return -ENOSYS;
+	char self[PATH_MAX], path[PATH_MAX + 64];
+	char *argv[12];
+	int n = 0;
+
+	if (realpath("/proc/self/exe", self) == NULL)
+		return log_errno(-errno, "realpath /proc/self/exe: %m");
+	/* build/bin/aisb-shell or PREFIX/bin/aisb-shell: ../libexec. */
+	snprintf(path, sizeof(path), "%s/../libexec/aisb/aisb-gate",
+	    dirname(self));
+	argv[n++] = "aisb-gate";
+	argv[n++] = "--user";
+	argv[n++] = p->user;
+	if (a && a->config) {
+		argv[n++] = "--config";
+		argv[n++] = (char *)a->config;
+	}
+	argv[n++] = "--session";
+	argv[n++] = (char *)(session_id ? session_id : "-");
+	argv[n++] = "--hash";
+	argv[n++] = (char *)p->hash;
+	argv[n] = NULL;
+	return gatectl_spawn_path(path, argv, ret_pid, ret_fd);
+}
+
+static int
+listen_on(int type, uint16_t port, int *ret)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+	    .sin_port = htons(port),
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	_cleanup_close_ int fd = socket(AF_INET, type | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0);
+	int one = 1;
+
+	if (fd < 0)
+		return -errno;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return -errno;
+	if (type == SOCK_STREAM && listen(fd, 512) < 0)
+		return -errno;
+	*ret = TAKE_FD(fd);
+	return 0;
 }
 
 int
 gatectl_send_sockets(int fd, const struct aisb_policy *p)
 {
-	(void)fd, (void)p;
-	return -ENOSYS;
+	/* Order: proxy, DNS UDP, DNS TCP, capture (gate/gate.h GS_*). */
+	const struct {
+		int type;
+		uint16_t port;
+		const char *what;
+	} want[4] = {
+		{ SOCK_STREAM, p->net.proxy_port, "the HTTP proxy" },
+		{ SOCK_DGRAM, 53, "the DNS stub (UDP)" },
+		{ SOCK_STREAM, 53, "the DNS stub (TCP)" },
+		{ SOCK_STREAM, AISB_CAPTURE_PORT, "the capture port" },
+	};
+	int socks[4] = { -1, -1, -1, -1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(socks))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { (void *)"sockets", 7 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char reply[16];
+	ssize_t n;
+	int r = 0;
+
+	for (int i = 0; i < 4 && r == 0; i++) {
+		r = listen_on(want[i].type, want[i].port, &socks[i]);
+		if (r < 0)
+			log_errno(r, "%s on 127.0.0.1:%u inside the sandbox: "
+			    "%m", want[i].what, want[i].port);
+	}
+	if (r == 0) {
+		memset(&u, 0, sizeof(u));
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(socks));
+		memcpy(CMSG_DATA(c), socks, sizeof(socks));
+		if (sendmsg(fd, &m, MSG_NOSIGNAL) < 0)
+			r = log_errno(-errno, "handing the sockets to the "
+			    "egress gate: %m (did it die? see the log)");
+	}
+	/* The gate holds its own copies now. */
+	for (int i = 0; i < 4; i++)
+		if (socks[i] >= 0)
+			close(socks[i]);
+	if (r < 0)
+		return r;
+	do
+		r = poll(&pfd, 1, READY_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return log_errno(-errno, "waiting for the egress gate: %m");
+	if (r == 0)
+		return log_errno(-ETIMEDOUT, "the egress gate did not get "
+		    "ready in %d s", READY_TIMEOUT_MS / 1000);
+	n = recv(fd, reply, sizeof(reply), 0);
+	if (n == 5 && memcmp(reply, "ready", 5) == 0)
+		return 0;
+	if (n <= 0)
+		return log_errno(-EPIPE, "the egress gate exited before it "
+		    "was ready (see its message above or the log)");
+	return log_errno(-EPROTO, "the egress gate refused its sockets");
+}
+
+int
+gatectl_env(const struct aisb_policy *p, char ***ret)
+{
+	static const char *const proxy[] = { "HTTP_PROXY", "HTTPS_PROXY",
+	    "http_proxy", "https_proxy" };
+	char **env = calloc(8, sizeof(*env));
+	int n = 0;
+
+	if (env == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < ELEMENTSOF(proxy); i++)
+		if (asprintf(&env[n++], "%s=http://127.0.0.1:%u", proxy[i],
+		    p->net.proxy_port) < 0)
+			goto oom;
+	if (asprintf(&env[n++], "NO_PROXY=localhost,127.0.0.1,::1") < 0 ||
+	    asprintf(&env[n++], "no_proxy=localhost,127.0.0.1,::1") < 0 ||
+	    asprintf(&env[n++], "NODE_USE_ENV_PROXY=1") < 0)
+		goto oom;
+	*ret = env;
+	return n;
+oom:
+	env[n - 1] = NULL;
+	gatectl_env_free(env);
+	return -ENOMEM;
+}
+
+void
+gatectl_env_free(char **env)
+{
+	if (env == NULL)
+		return;
+	for (char **e = env; *e; e++)
+		free(*e);
+	free(env);
+}
+
+int
+gatectl_check(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return -errno;
+	if (si.si_pid == 0)
+		return 0;
+	if (si.si_code == CLD_EXITED)
+		log_err("the egress gate (pid %d) exited with status %d: the "
+		    "sandbox has no network egress", pid, si.si_status);
+	else
+		log_err("the egress gate (pid %d) was killed by signal %d: "
+		    "the sandbox has no network egress", pid, si.si_status);
+	return -ESRCH;
+}
+
+void
+gatectl_stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	(void)kill(pid, SIGTERM);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }

@@ -12,18 +12,46 @@
 /*
  * Outer, before the sandbox netns exists: socketpair + fork + exec
  * LIBEXEC/aisb/aisb-gate (found next to /proc/self/exe as
- * ../libexec/aisb/aisb-gate) with fd 3 = its end.  *ret_fd is the
- * other end, for init to inherit.  0 or -errno (logged).
+ * ../libexec/aisb/aisb-gate) with fd 3 = its end, an empty environment
+ * and argv "--user NAME [--config FILE] --session ID --hash HASH".
+ * *ret_fd is the other end (SOCK_CLOEXEC), for init to inherit; the
+ * outer closes its copy after clone, and init keeps it open for its
+ * lifetime: the gate exits when it reads EOF there (and with SIGKILL
+ * when aisb-shell dies).  0 or -errno (logged).
  */
 int	gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
 	    const char *session_id, pid_t *ret_pid, int *ret_fd);
 
+/* The same with an explicit executable and argv (tests, gatedrv). */
+int	gatectl_spawn_path(const char *path, char *const argv[],
+	    pid_t *ret_pid, int *ret_fd);
+
 /*
  * init, inside the sandbox netns: create the listening sockets (proxy
  * TCP 127.0.0.1:net.proxy_port, DNS UDP and TCP 127.0.0.1:53, capture
- * TCP 127.0.0.1:AISB_CAPTURE_PORT), send them over fd, wait for the
- * gate's "ready".  0 or -errno (logged).
+ * TCP 127.0.0.1:AISB_CAPTURE_PORT), send them over fd, wait (at most
+ * 10 s) for the gate's "ready".  0 or -errno (logged).
  */
 int	gatectl_send_sockets(int fd, const struct aisb_policy *p);
+
+/*
+ * The variables that announce the proxy inside the sandbox:
+ * HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy (http://127.0.0.1:
+ * PORT), NO_PROXY, no_proxy, NODE_USE_ENV_PROXY=1.  *ret is a malloc'd
+ * NULL-terminated array of "NAME=value" (free with gatectl_env_free).
+ * Returns the count or -ENOMEM.
+ */
+int	gatectl_env(const struct aisb_policy *p, char ***ret);
+void	gatectl_env_free(char **env);
+
+/*
+ * Has the gate exited?  Does not reap it (waitid WNOWAIT).  0: running;
+ * -ESRCH: it died, and the death is logged ("the sandbox has no
+ * egress"); other -errno on error.
+ */
+int	gatectl_check(pid_t pid);
+
+/* End the gate (SIGTERM, then reap).  Safe on an already dead gate. */
+void	gatectl_stop(pid_t pid);
 
 #endif

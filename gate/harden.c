@@ -1,0 +1,203 @@
+/*
+ * harden.c: what the gate gives up before it reads a byte from the
+ * sandbox.
+ *
+ * Early (harden_early): die with aisb-shell (PDEATHSIG), not dumpable
+ * (so nothing with the agent's uid can ptrace it or read its memory),
+ * no core files, a fixed open-files limit, SIGPIPE ignored, the time
+ * zone loaded (syslog's localtime would otherwise open a file later).
+ *
+ * Lockdown (harden_lockdown), after the policy, the resolver address
+ * and syslog are set up: no_new_privs; a Landlock ruleset that handles
+ * every filesystem right of the running kernel's ABI and grants none
+ * (and, from ABI 6, scopes abstract unix sockets and signals); then a
+ * seccomp allowlist of the syscalls the event loop makes, default
+ * kill-process.  The allowlist has no open/openat/openat2, execve,
+ * ptrace, clone or bind: where Landlock is missing (older kernels,
+ * LSM not enabled) seccomp alone keeps the gate off the filesystem.
+ */
+#include <errno.h>
+#include <linux/landlock.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gate.h"
+#include "log.h"
+#include "util.h"
+
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+
+/* Newer than Debian 12's headers: the ABI numbers say which exist. */
+#define LL_FS_V1	((1ULL << 13) - 1)
+#define LL_FS_REFER	(1ULL << 13)	/* ABI 2 */
+#define LL_FS_TRUNCATE	(1ULL << 14)	/* ABI 3 */
+#define LL_FS_IOCTL_DEV	(1ULL << 15)	/* ABI 5 */
+#define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)	/* ABI 6 */
+#define LL_SCOPE_SIGNAL		(1ULL << 1)	/* ABI 6 */
+
+struct ll_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;	/* ABI 4 */
+	uint64_t scoped;		/* ABI 6 */
+};
+
+int
+harden_early(void)
+{
+	struct rlimit nofile = { GATE_NOFILE, GATE_NOFILE };
+	struct rlimit zero = { 0, 0 };
+	struct rlimit cur;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 0) < 0)
+		return log_errno(-errno, "prctl: %m");
+	if (getrlimit(RLIMIT_NOFILE, &cur) == 0 &&
+	    cur.rlim_max != RLIM_INFINITY && cur.rlim_max < GATE_NOFILE)
+		nofile.rlim_cur = nofile.rlim_max = cur.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &nofile) < 0)
+		return log_errno(-errno, "setrlimit NOFILE: %m");
+	(void)setrlimit(RLIMIT_CORE, &zero);
+	signal(SIGPIPE, SIG_IGN);
+	tzset();
+	return 0;
+}
+
+/* Returns the ABI used, 0 when the kernel has no Landlock. */
+static int
+landlock(void)
+{
+	struct ll_attr a = { 0 };
+	size_t size = sizeof(uint64_t);
+	long abi;
+	int fd;
+
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 0) {
+		if (errno == ENOSYS || errno == EOPNOTSUPP)
+			return 0;
+		return -errno;
+	}
+	a.handled_access_fs = LL_FS_V1;
+	if (abi >= 2)
+		a.handled_access_fs |= LL_FS_REFER;
+	if (abi >= 3)
+		a.handled_access_fs |= LL_FS_TRUNCATE;
+	if (abi >= 5)
+		a.handled_access_fs |= LL_FS_IOCTL_DEV;
+	if (abi >= 4)
+		size = 2 * sizeof(uint64_t);
+	if (abi >= 6) {
+		a.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+		size = sizeof(a);
+	}
+	fd = (int)syscall(SYS_landlock_create_ruleset, &a, size, 0);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_landlock_restrict_self, fd, 0) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	return (int)abi;
+}
+
+static const int allowed[] = {
+	SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev),
+	SCMP_SYS(close), SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait),
+	SCMP_SYS(epoll_ctl), SCMP_SYS(accept4), SCMP_SYS(connect),
+	SCMP_SYS(getsockopt), SCMP_SYS(setsockopt), SCMP_SYS(getsockname),
+	SCMP_SYS(getpeername), SCMP_SYS(sendto), SCMP_SYS(recvfrom),
+	SCMP_SYS(sendmsg), SCMP_SYS(recvmsg), SCMP_SYS(shutdown),
+	SCMP_SYS(splice), SCMP_SYS(pipe2), SCMP_SYS(fcntl),
+	SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(time),
+	SCMP_SYS(getpid), SCMP_SYS(getrandom), SCMP_SYS(brk),
+	SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise),
+	SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigprocmask), SCMP_SYS(exit),
+	SCMP_SYS(exit_group), SCMP_SYS(futex), SCMP_SYS(restart_syscall),
+	SCMP_SYS(epoll_create1), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
+};
+
+/*
+ * Sanitizer runtimes make calls of their own (sigaltstack, reading
+ * /proc/self/maps on a report): an ASan build answers EPERM instead of
+ * killing, so a report still gets printed.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SECCOMP_DEFAULT	SCMP_ACT_ERRNO(EPERM)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SECCOMP_DEFAULT	SCMP_ACT_ERRNO(EPERM)
+#endif
+#endif
+#ifndef SECCOMP_DEFAULT
+#define SECCOMP_DEFAULT	SCMP_ACT_KILL_PROCESS
+#endif
+
+static int
+seccomp(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SECCOMP_DEFAULT);
+	int r = 0;
+
+	if (ctx == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < ELEMENTSOF(allowed) && r == 0; i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+	/* Sockets: TCP/UDP out, and syslog's unix datagram socket. */
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+		    SCMP_A0(SCMP_CMP_EQ, AF_INET));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+		    SCMP_A0(SCMP_CMP_EQ, AF_INET6));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+		    SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+	/* Memory, never executable. */
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+		    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
+		    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	if (r == 0)
+		r = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return r;
+}
+
+int
+harden_lockdown(bool use_seccomp)
+{
+	int r;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return log_errno(-errno, "no_new_privs: %m");
+	r = landlock();
+	if (r < 0)
+		return log_errno(r, "Landlock: %m");
+	if (r == 0)
+		log_debug("no Landlock in this kernel: the seccomp allowlist "
+		    "(no open/openat) keeps the gate off the filesystem");
+	if (!use_seccomp) {
+		log_warn("seccomp allowlist disabled (--debug-no-seccomp)");
+		return 0;
+	}
+	r = seccomp();
+	if (r < 0)
+		return log_errno(r, "seccomp: %m");
+	return 0;
+}

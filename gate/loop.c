@@ -1,0 +1,164 @@
+/*
+ * loop.c: the gate's single-threaded, edge-triggered epoll loop.
+ *
+ * Objects closed while handling a batch are only marked dead; the
+ * ticks that run after every batch free them, so a later event of the
+ * same batch never touches freed memory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gate.h"
+#include "log.h"
+
+#define LOOP_EVENTS	64
+#define LOOP_TICK_MS	250
+
+static int epfd = -1;
+static const struct gate_opts *opts;
+
+uint64_t
+loop_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+const struct gate_opts *
+loop_opts(void)
+{
+	return opts;
+}
+
+int
+loop_add(int fd, uint32_t events, struct ev *ev)
+{
+	struct epoll_event e = { .events = events, .data.ptr = ev };
+
+	if (epfd < 0)
+		return -EBADF;
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e) < 0 ? -errno : 0;
+}
+
+void
+loop_del(int fd)
+{
+	if (epfd >= 0 && fd >= 0)
+		(void)epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+void
+gate_record(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_record(LOG_INFO, "%s", buf);
+	if (opts && opts->log_stderr)
+		dprintf(2, "aisb-gate: %s\n", buf);
+}
+
+static void
+dispatch(struct ev *ev, uint32_t events, bool *stop)
+{
+	char b[64];
+
+	switch (ev->kind) {
+	case EV_LISTEN_PROXY:
+		conn_accept(*(int *)ev->obj, false);
+		break;
+	case EV_LISTEN_CAPTURE:
+		conn_accept(*(int *)ev->obj, true);
+		break;
+	case EV_LISTEN_DNS_TCP:
+		stub_tcp_accept(*(int *)ev->obj);
+		break;
+	case EV_DNS_UDP:
+		stub_udp_event(*(int *)ev->obj);
+		break;
+	case EV_DNS_TCP:
+		stub_tcp_event(ev->obj, events);
+		break;
+	case EV_CLIENT:
+	case EV_UPSTREAM:
+		conn_event(ev->obj, ev->kind == EV_UPSTREAM, events);
+		break;
+	case EV_RESOLV:
+	case EV_RESOLV_TCP:
+		resolv_event(ev->obj, ev->kind == EV_RESOLV_TCP, events);
+		break;
+	case EV_CTL:
+		/* The session's end of fd 3 closed: the session is over. */
+		for (;;) {
+			ssize_t n = recv(*(int *)ev->obj, b, sizeof(b),
+			    MSG_DONTWAIT);
+
+			if (n == 0 || (n < 0 && errno != EAGAIN &&
+			    errno != EINTR)) {
+				*stop = true;
+				return;
+			}
+			if (n < 0 && errno == EAGAIN)
+				return;
+		}
+	}
+}
+
+int
+loop_run(const struct gate_opts *o, int socks[GS_COUNT])
+{
+	static struct ev evs[GS_COUNT + 1];
+	static int fds[GS_COUNT + 1];
+	static const enum ev_kind kinds[GS_COUNT] = {
+		[GS_PROXY] = EV_LISTEN_PROXY,
+		[GS_DNS_UDP] = EV_DNS_UDP,
+		[GS_DNS_TCP] = EV_LISTEN_DNS_TCP,
+		[GS_CAPTURE] = EV_LISTEN_CAPTURE,
+	};
+	struct epoll_event events[LOOP_EVENTS];
+	bool stop = false;
+
+	opts = o;
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0)
+		return -errno;
+	for (int i = 0; i <= GS_COUNT; i++) {
+		int fd = i < GS_COUNT ? socks[i] : o->ctl_fd;
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+			return -errno;
+		fds[i] = fd;
+		evs[i].kind = i < GS_COUNT ? kinds[i] : EV_CTL;
+		evs[i].obj = &fds[i];
+		if (loop_add(fd, EPOLLIN | EPOLLRDHUP | EPOLLET, &evs[i]) < 0)
+			return -errno;
+	}
+	while (!stop) {
+		int n = epoll_wait(epfd, events, LOOP_EVENTS, LOOP_TICK_MS);
+		uint64_t now;
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		for (int i = 0; i < n && !stop; i++)
+			dispatch(events[i].data.ptr, events[i].events, &stop);
+		now = loop_now();
+		conn_tick(now);
+		stub_tick(now);
+		resolv_tick(now);
+	}
+	conn_close_all();
+	conn_tick(loop_now());
+	return 0;
+}

@@ -1,0 +1,270 @@
+/*
+ * main.c: aisb-gate, the egress gate.  Started only by aisb-shell
+ * (shell/gatectl.c), with fd 3 a SOCK_SEQPACKET socket to the session:
+ *
+ *   aisb-gate --user NAME [--config FILE] --session ID --hash POLICYHASH
+ *
+ * It loads the policy itself with the same options and refuses to run
+ * (exit 78) if the hash differs from the one aisb-shell computed; reads
+ * the resolver address; locks itself down (harden.c); then receives the
+ * four listening sockets that the sandbox's init created inside the
+ * sandbox netns, checks them, answers "ready" and serves until fd 3
+ * closes or aisb-shell dies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "aisb.h"
+#include "gate.h"
+#include "log.h"
+#include "policy.h"
+#include "util.h"
+
+#define CTL_FD		3
+#define RECV_TIMEOUT_S	60
+
+static int
+read_text(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	size_t have = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	while (have + 1 < len) {
+		ssize_t n = read(fd, buf + have, len - have - 1);
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	buf[have] = '\0';
+	return 0;
+}
+
+/* Is fd a listening/bound socket of the kind and port we expect? */
+static int
+check_sock(int fd, int type, uint16_t port)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+	struct sockaddr_in a;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) < 0 || v != AF_INET)
+		return -EPROTO;
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) < 0 || v != type)
+		return -EPROTO;
+	if (type == SOCK_STREAM) {
+		l = sizeof(v);
+		if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 ||
+		    !v)
+			return -EPROTO;
+	}
+	l = sizeof(a);
+	if (getsockname(fd, (struct sockaddr *)&a, &l) < 0 ||
+	    a.sin_addr.s_addr != htonl(INADDR_LOOPBACK) ||
+	    ntohs(a.sin_port) != port)
+		return -EPROTO;
+	return 0;
+}
+
+static int
+recv_sockets(int ctl, const struct aisb_policy *p, int socks[GS_COUNT])
+{
+	char data[32];
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * GS_COUNT)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct timeval tv = { RECV_TIMEOUT_S, 0 };
+	struct cmsghdr *c;
+	ssize_t n;
+	int r = 0;
+
+	for (int i = 0; i < GS_COUNT; i++)
+		socks[i] = -1;
+	(void)setsockopt(ctl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	n = recvmsg(ctl, &m, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return log_errno(-errno, "waiting for the sandbox's sockets: "
+		    "%m");
+	if (n == 0)
+		return log_errno(-EPIPE, "the session closed before sending "
+		    "the gate its sockets");
+	c = CMSG_FIRSTHDR(&m);
+	if (c == NULL || c->cmsg_level != SOL_SOCKET ||
+	    c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int) * GS_COUNT) ||
+	    (m.msg_flags & MSG_CTRUNC))
+		r = -EPROTO;
+	else
+		memcpy(socks, CMSG_DATA(c), sizeof(int) * GS_COUNT);
+	if (r == 0 && ((size_t)n != 7 || memcmp(data, "sockets", 7) != 0))
+		r = -EPROTO;
+	if (r == 0)
+		r = check_sock(socks[GS_PROXY], SOCK_STREAM, p->net.proxy_port);
+	if (r == 0)
+		r = check_sock(socks[GS_DNS_UDP], SOCK_DGRAM, 53);
+	if (r == 0)
+		r = check_sock(socks[GS_DNS_TCP], SOCK_STREAM, 53);
+	if (r == 0)
+		r = check_sock(socks[GS_CAPTURE], SOCK_STREAM,
+		    AISB_CAPTURE_PORT);
+	if (r < 0)
+		return log_errno(r, "the sockets from the sandbox are not "
+		    "what the gate expects");
+	return 0;
+}
+
+static void
+usage(void)
+{
+	dprintf(2, "usage: aisb-gate --user NAME [--config FILE] --session ID "
+	    "--hash POLICYHASH\n(started by aisb-shell with fd 3 set up; "
+	    "not for direct use)\n");
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Leak checking needs ptrace, which the lockdown forbids. */
+const char *__asan_default_options(void);
+const char *
+__asan_default_options(void)
+{
+	return "detect_leaks=0";
+}
+#endif
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "user", required_argument, NULL, 'u' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "session", required_argument, NULL, 's' },
+		{ "hash", required_argument, NULL, 'H' },
+		{ "log-stderr", no_argument, NULL, 'L' },
+		{ "debug-no-seccomp", no_argument, NULL, 'N' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *user = NULL, *config = NULL, *session = "-", *hash = NULL;
+	struct policy_opts po = { 0 };
+	struct policy_errs errs = { 0 };
+	struct aisb_policy *p = NULL;
+	struct gate_opts o = { 0 };
+	struct passwd *pw;
+	int socks[GS_COUNT];
+	bool use_seccomp = true;
+	char rc[8192];
+	int c, r, v;
+	socklen_t vl = sizeof(v);
+
+	log_open("aisb-gate", LOG_TO_SYSLOG | LOG_TO_STDERR);
+	if (harden_early() < 0)
+		return AISB_EX_HOST;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'u':
+			user = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 's':
+			session = optarg;
+			break;
+		case 'H':
+			hash = optarg;
+			break;
+		case 'L':
+			o.log_stderr = true;
+			break;
+		case 'N':
+			use_seccomp = false;
+			break;
+		default:
+			usage();
+			return 2;
+		}
+	}
+	if (user == NULL || hash == NULL || optind != argc) {
+		usage();
+		return 2;
+	}
+	if (getsockopt(CTL_FD, SOL_SOCKET, SO_TYPE, &v, &vl) < 0 ||
+	    v != SOCK_SEQPACKET) {
+		log_err("aisb-gate: fd 3 is not the session's socket; it is "
+		    "started by aisb-shell only");
+		return 2;
+	}
+	pw = getpwnam(user);
+	if (pw == NULL) {
+		log_err("aisb-gate: no user '%s'", user);
+		return AISB_EX_CONFIG;
+	}
+	po.user = user;
+	po.home = pw->pw_dir;
+	po.conf_path = config;
+	po.users_dir = config ? "" : NULL;
+	po.trusted_uid = config ? getuid() : (uid_t)-1;
+	r = policy_load(&po, &p, &errs);
+	if (r < 0) {
+		for (size_t i = 0; i < errs.n; i++)
+			log_err("%s", errs.msg[i]);
+		policy_errs_free(&errs);
+		return r == -EINVAL ? AISB_EX_CONFIG : AISB_EX_HOST;
+	}
+	if (strcmp(p->hash, hash) != 0) {
+		log_err("aisb-gate: the policy changed between aisb-shell and "
+		    "the gate (hash %.12s, expected %.12s); start the session "
+		    "again", p->hash, hash);
+		return AISB_EX_CONFIG;
+	}
+	if (p->net.mode != AISB_NET_GATED) {
+		log_err("aisb-gate: network.mode is not \"gated\"");
+		return AISB_EX_CONFIG;
+	}
+	if (p->net.resolver == NULL || p->net.resolver[0] == '\0')
+		(void)read_text("/etc/resolv.conf", rc, sizeof(rc));
+	else
+		rc[0] = '\0';
+	if (resolv_parse_conf(rc, p->net.resolver, &o.resolver,
+	    &o.resolver_len) < 0) {
+		log_err("aisb-gate: network.resolver '%s' is not ADDR[:PORT]",
+		    p->net.resolver ? p->net.resolver : "");
+		return AISB_EX_CONFIG;
+	}
+	o.policy = p;
+	o.ctl_fd = CTL_FD;
+	if (harden_lockdown(use_seccomp) < 0)
+		return AISB_EX_HOST;
+	if (recv_sockets(CTL_FD, p, socks) < 0) {
+		(void)send(CTL_FD, "error", 5, MSG_NOSIGNAL);
+		return AISB_EX_HOST;
+	}
+	if (send(CTL_FD, "ready", 5, MSG_NOSIGNAL) != 5)
+		return AISB_EX_HOST;
+	gate_record("gate ready: session %s, user %s, %zu allow and %zu deny "
+	    "entries", session, user, p->net.nallow, p->net.ndeny);
+	r = loop_run(&o, socks);
+	if (r < 0) {
+		log_errno(r, "aisb-gate: event loop: %m");
+		return AISB_EX_HOST;
+	}
+	return 0;
+}
