@@ -14,6 +14,7 @@
  * finished answering (its write side is shut down first), so that the
  * gate never has to find response boundaries.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +62,7 @@ struct conn {
 	char	 name[HOST_MAX + 1];
 	uint16_t port;
 	const char *rule;
+	char	 why[160];	/* the allow rule, for the record */
 	struct dns_addr addrs[GATE_MAX_ADDRS];
 	size_t	 naddrs, ai;
 	int	 last_err;
@@ -194,7 +196,7 @@ send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
 static void
 send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
 {
-	char body[512];
+	char body[1024];
 	const char *text;
 	va_list ap;
 	int n;
@@ -325,7 +327,7 @@ use_addrs(struct conn *c, const struct dns_addr *addrs, size_t n)
 		}
 	}
 	if (c->naddrs == 0) {
-		char why[256];
+		char why[768];
 
 		snprintf(why, sizeof(why), "%s resolves only to special-purpose "
 		    "addresses (%s: %s) that network.allow_cidr does not "
@@ -344,7 +346,7 @@ conn_resolved(struct conn *c, const struct dns_addr *addrs, size_t n,
 	if (c->dead)
 		return;
 	if (err) {
-		char why[200];
+		char why[400];
 
 		snprintf(why, sizeof(why), "lookup failed: %s", err);
 		fail502(c, why);
@@ -363,6 +365,7 @@ start_target(struct conn *c, const struct verdict *v)
 
 	snprintf(c->name, sizeof(c->name), "%s", v->name);
 	c->rule = v->rule;
+	snprintf(c->why, sizeof(c->why), "%s", v->why);
 	c->addr[0] = '\0';
 	c->last_err = 0;
 	if (v->d == DEC_DENY) {
@@ -413,6 +416,7 @@ handle_request(struct conn *c)
 			    "rule=\"%s\" (keep-alive)", kind(c), c->name,
 			    c->port, c->addr, v.why);
 			c->olen += (size_t)k;
+			c->up += (unsigned long long)k;
 			memmove(c->ibuf, c->ibuf + c->req.head_len,
 			    c->ilen - c->req.head_len);
 			c->ilen -= c->req.head_len;
@@ -445,7 +449,7 @@ connected(struct conn *c)
 		return;
 	}
 	gate_record("allow %s name=%s port=%u address=%s rule=\"%s\"",
-	    kind(c), c->name, c->port, c->addr, c->rule);
+	    kind(c), c->name, c->port, c->addr, c->why);
 	c->logged = true;
 	c->t0 = loop_now();
 	c->up = c->down = 0;
@@ -481,6 +485,7 @@ connected(struct conn *c)
 		}
 		c->olen = (size_t)k;
 		c->ooff = 0;
+		c->up += (unsigned long long)k;
 		memmove(c->ibuf, c->ibuf + c->req.head_len,
 		    c->ilen - c->req.head_len);
 		c->ilen -= c->req.head_len;

@@ -8,6 +8,7 @@
  * name resolves to are checked separately (decide_addr) because they
  * are only known after the lookup.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>

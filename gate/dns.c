@@ -7,6 +7,7 @@
  * Answers from the host's resolver may compress; pointers there must
  * point backwards and are followed a bounded number of times.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 #include <strings.h>

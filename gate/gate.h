@@ -1,5 +1,5 @@
 /*
- * gate.h: aisb-gate internals shared between gate/*.c.
+ * gate.h: aisb-gate internals shared between the gate/ sources.
  *
  * The gate is one single-threaded process: an edge-triggered epoll loop
  * (loop.c) serving the HTTP proxy and the capture port (conn.c), the
@@ -168,7 +168,7 @@ struct verdict {
 	char	 name[HOST_MAX + 1];	/* canonical name (or literal) */
 	struct dns_addr addr;	/* DEC_ALLOW_ADDR */
 	const char *rule;	/* X-Aisb-Reason: short rule name */
-	char	 why[256];	/* one sentence for logs and bodies */
+	char	 why[768];	/* one sentence for logs and bodies */
 };
 
 void	decide(const struct aisb_policy *p, const char *host, uint16_t port,

@@ -16,6 +16,7 @@
  * ptrace, clone or bind: where Landlock is missing (older kernels,
  * LSM not enabled) seccomp alone keeps the gate off the filesystem.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <linux/landlock.h>
 #include <seccomp.h>
@@ -128,6 +129,7 @@ static const int allowed[] = {
 	SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigprocmask), SCMP_SYS(exit),
 	SCMP_SYS(exit_group), SCMP_SYS(futex), SCMP_SYS(restart_syscall),
 	SCMP_SYS(epoll_create1), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
+	SCMP_SYS(lseek),
 };
 
 /*

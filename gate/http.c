@@ -8,6 +8,7 @@
  * coding.  Anything else is a 400: a proxy that guesses differently from
  * the origin is how requests get smuggled past a policy.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -5,6 +5,7 @@
  * ticks that run after every batch free them, so a later event of the
  * same batch never touches freed memory.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -58,15 +59,19 @@ loop_del(int fd)
 void
 gate_record(const char *fmt, ...)
 {
-	char buf[1024];
+	char buf[1024], line[1100];
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	log_record(LOG_INFO, "%s", buf);
-	if (opts && opts->log_stderr)
-		dprintf(2, "aisb-gate: %s\n", buf);
+	if (opts && opts->log_stderr) {
+		n = snprintf(line, sizeof(line), "aisb-gate: %s\n", buf);
+		if (n > 0)
+			(void)!write(2, line, (size_t)n);
+	}
 }
 
 static void

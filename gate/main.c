@@ -11,6 +11,7 @@
  * sandbox netns, checks them, answers "ready" and serves until fd 3
  * closes or aisb-shell dies.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -9,6 +9,7 @@
  * GATE_RESOLVE_MS.  Answers are cached for their TTL (at most
  * GATE_CACHE_TTL_MAX); a connection never looks a name up twice.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>

@@ -8,6 +8,7 @@
  * policy does not allow never leaves the host, whatever the labels
  * carry (DNS exfiltration).  Every query is logged, rate-limited.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

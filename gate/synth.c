@@ -5,6 +5,7 @@
  * the capture port can map the address back to exactly that name.
  * Bounded: GATE_SYNTH_MAX names, then the stub answers REFUSED.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

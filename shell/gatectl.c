@@ -10,6 +10,7 @@
  * gate's behalf, and the gate is in another pid namespace and not
  * dumpable: the sandbox can neither signal nor ptrace it.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -34,10 +35,14 @@
 #define READY_TIMEOUT_MS	10000
 
 int
-gatectl_spawn_path(const char *path, char *const argv[], pid_t *ret_pid,
-    int *ret_fd)
+gatectl_spawn_path(const char *path, const char *const argv[],
+    pid_t *ret_pid, int *ret_fd)
 {
 	static char *const envp[] = { NULL };
+	union {
+		const char *const *c;
+		char *const *m;
+	} av = { .c = argv };
 	int sv[2];
 	pid_t parent = getpid(), pid;
 
@@ -72,7 +77,7 @@ gatectl_spawn_path(const char *path, char *const argv[], pid_t *ret_pid,
 		if (close_range(4, ~0U, 0) < 0)
 			for (int fd = 4; fd < 65536; fd++)
 				close(fd);
-		execve(path, argv, envp);
+		execve(path, av.m, envp);
 		dprintf(2, "aisb: exec %s: %s\n", path, strerror(errno));
 		_exit(AISB_EX_HOST);
 	}
@@ -87,7 +92,7 @@ gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
     const char *session_id, pid_t *ret_pid, int *ret_fd)
 {
 	char self[PATH_MAX], path[PATH_MAX + 64];
-	char *argv[12];
+	const char *argv[12];
 	int n = 0;
 
 	if (realpath("/proc/self/exe", self) == NULL)
@@ -100,12 +105,12 @@ gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
 	argv[n++] = p->user;
 	if (a && a->config) {
 		argv[n++] = "--config";
-		argv[n++] = (char *)a->config;
+		argv[n++] = a->config;
 	}
 	argv[n++] = "--session";
-	argv[n++] = (char *)(session_id ? session_id : "-");
+	argv[n++] = session_id ? session_id : "-";
 	argv[n++] = "--hash";
-	argv[n++] = (char *)p->hash;
+	argv[n++] = p->hash;
 	argv[n] = NULL;
 	return gatectl_spawn_path(path, argv, ret_pid, ret_fd);
 }
@@ -150,7 +155,8 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 		char buf[CMSG_SPACE(sizeof(socks))];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { (void *)"sockets", 7 };
+	char tag[] = "sockets";
+	struct iovec iov = { tag, 7 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
 	    .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;

@@ -23,7 +23,7 @@ int	gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
 	    const char *session_id, pid_t *ret_pid, int *ret_fd);
 
 /* The same with an explicit executable and argv (tests, gatedrv). */
-int	gatectl_spawn_path(const char *path, char *const argv[],
+int	gatectl_spawn_path(const char *path, const char *const argv[],
 	    pid_t *ret_pid, int *ret_fd);
 
 /*

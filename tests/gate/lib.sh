@@ -1,0 +1,145 @@
+#!/bin/bash
+# lib.sh: the loopback test bed shared by tests/gate/*.t (sourced).
+#
+# Origins on 127.0.0.2 (covered by allow_cidr), a canary on 127.0.0.1
+# (loopback: must never be reached), a test DNS server on
+# 127.0.0.1:23053 that the policy names as network.resolver, and the
+# gate driven by gatedrv: the gate in the host netns as the test user,
+# its sockets in gatedrv's own netns, where the clients run (gin CMD).
+# Ports: 23000-23999 (the gate's range).  Nothing leaves loopback.
+
+GT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+GT_PY="$GT_DIR/servers.py"
+GT_USER=${GT_USER:-tgat1}
+GT_PIDS=()
+
+gt_kill_all() {
+	local p
+	for p in "${GT_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${GT_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	GT_PIDS=()
+}
+
+# gt_bg CMD...: start a background server, remember its pid.
+gt_bg() {
+	"$@" &
+	GT_PIDS+=($!)
+}
+
+# Wait until something listens on ADDR:PORT (tcp) in the host netns.
+gt_wait_port() {
+	local i
+	for i in $(seq 1 100); do
+		ss -Hltn "src $1 and sport = :$2" 2>/dev/null | grep -q . && return 0
+		sleep 0.05
+	done
+	echo "# nothing listens on $1:$2" >&2
+	return 1
+}
+
+gt_setup() {
+	require_root
+	T=$(mktemp -d /tmp/tgat.XXXXXX)
+	chmod 755 "$T"
+	at_exit "gt_kill_all; rm -rf '$T'"
+	tu_user "$GT_USER" >/dev/null || skip_all "cannot create $GT_USER"
+	# A test CA and an origin certificate for origin.tgat.test.
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tgat-ca \
+	    -keyout "$T/ca.key" -out "$T/ca.pem" >/dev/null 2>&1
+	openssl req -newkey rsa:2048 -nodes -subj /CN=origin.tgat.test \
+	    -addext "subjectAltName=DNS:origin.tgat.test,DNS:x.wild.tgat.test" \
+	    -keyout "$T/origin.key" -out "$T/origin.csr" >/dev/null 2>&1
+	openssl x509 -req -in "$T/origin.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+	    -CAcreateserial -days 2 -copy_extensions copy \
+	    -out "$T/origin.pem" >/dev/null 2>&1
+	cat > "$T/dns.table" <<-T
+	origin.tgat.test A 127.0.0.2
+	x.wild.tgat.test A 127.0.0.2
+	bad.wild.tgat.test A 127.0.0.2
+	loop.tgat.test A 127.0.0.1
+	meta.tgat.test A 169.254.169.254
+	ten.tgat.test A 10.0.0.1
+	mapped.tgat.test AAAA ::ffff:127.0.0.1
+	rebind.tgat.test A 127.0.0.2 127.0.0.1
+	T
+	: > "$T/canary.log"
+	: > "$T/dns.log"
+	gt_bg python3 "$GT_PY" http 127.0.0.2 23080
+	gt_bg python3 "$GT_PY" http 127.0.0.2 23443 --tls "$T/origin.pem" "$T/origin.key"
+	gt_bg python3 "$GT_PY" banner 127.0.0.2 23022
+	gt_bg python3 "$GT_PY" banner 127.0.0.2 23023
+	gt_bg python3 "$GT_PY" canary 127.0.0.1 23080 "$T/canary.log"
+	gt_bg python3 "$GT_PY" dns 127.0.0.1 23053 "$T/dns.table" "$T/dns.log"
+	gt_wait_port 127.0.0.2 23080 && gt_wait_port 127.0.0.2 23443 &&
+	    gt_wait_port 127.0.0.2 23022 && gt_wait_port 127.0.0.1 23080 ||
+	    skip_all "test origins did not start"
+	sleep 0.2
+	gt_policy
+}
+
+# The policy under test (root-owned, readable).
+gt_policy() {
+	cat > "$T/aisb.conf" <<-C
+	network {
+	  mode = "gated"
+	  allow = {"origin.tgat.test:23080,23443,23022,23081", "loop.tgat.test:23080",
+	           "meta.tgat.test:23080", "ten.tgat.test:23080",
+	           "mapped.tgat.test:23080", "rebind.tgat.test:23080",
+	           "*.wild.tgat.test:23080,23443"}
+	  deny = {"bad.wild.tgat.test"}
+	  allow_cidr = {"127.0.0.2/32"}
+	  ports = {23080}
+	  resolver = "127.0.0.1:23053"
+	}
+	C
+	chmod 644 "$T/aisb.conf"
+}
+
+# gt_gate [gatedrv options]: start the gate; sets DRV, GATE_PID, NS.
+gt_gate() {
+	: > "$T/gate.log"
+	as "$GT_USER" "$AISB_HELPERS/gatedrv" --config "$T/aisb.conf" \
+	    --user "$GT_USER" --gate "$AISB_GATE" "$@" \
+	    > "$T/drv.out" 2> "$T/gate.log" &
+	DRV_WRAP=$!
+	local i
+	for i in $(seq 1 100); do
+		grep -q '^ready' "$T/drv.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	if ! grep -q '^ready' "$T/drv.out"; then
+		echo "# gatedrv did not get ready:" >&2
+		sed 's/^/#   /' "$T/gate.log" >&2
+		return 1
+	fi
+	GATE_PID=$(awk '/^ready/ {print $2}' "$T/drv.out")
+	DRV=$(pgrep -P "$DRV_WRAP" -f gatedrv || true)
+	[ -n "$DRV" ] || DRV=$(pgrep -f "gatedrv --config $T/aisb.conf" | head -1)
+	NS=/proc/$DRV/ns/net
+	at_exit "gt_gate_stop"
+}
+
+gt_gate_stop() {
+	[ -n "${DRV:-}" ] && kill "$DRV" 2>/dev/null
+	[ -n "${DRV_WRAP:-}" ] && wait "$DRV_WRAP" 2>/dev/null
+	DRV=
+}
+
+# gin CMD...: run CMD in the sandbox-side netns (no proxy variables).
+gin() {
+	nsenter --net="$NS" env -u http_proxy -u https_proxy -u HTTP_PROXY \
+	    -u HTTPS_PROXY "$@"
+}
+
+# gcurl ARGS...: curl through the proxy inside the netns.
+gcurl() {
+	gin curl -sS --max-time 15 --proxy http://127.0.0.1:3128 "$@"
+}
+
+gt_canary_clean() {
+	[ ! -s "$T/canary.log" ]
+}
+
+gt_gate_alive() {
+	kill -0 "$GATE_PID" 2>/dev/null
+}

@@ -1,0 +1,176 @@
+/*
+ * gatedrv.c: drive aisb-gate the way a session does, without the rest
+ * of the sandbox (tests/gate/).
+ *
+ *   gatedrv --config FILE --user NAME --gate PATH [--no-seccomp]
+ *           [--wrap PROG] [--nft]
+ *
+ * Loads the policy, spawns the gate with gatectl_spawn_path() (so the
+ * gate stays in this netns, the "host"), then enters a new network
+ * namespace (and user namespace when not root) as init does, brings lo
+ * up (--nft: net_gated_setup(), the session's own routing and nftables
+ * capture), creates and hands over the listening sockets with
+ * gatectl_send_sockets(), prints "ready GATEPID" and waits for SIGTERM.
+ * Clients join its netns with nsenter --net=/proc/PID/ns/net.  If the
+ * gate dies, gatedrv stays (the netns stays) and says so on stderr.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <net/if.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../shell/gatectl.c"
+#include "../../shell/net.c"
+
+static int
+lo_up(void)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		r = -errno;
+	ifr.ifr_flags |= IFF_UP;
+	if (r == 0 && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *config = NULL, *user = NULL, *gate = NULL, *wrap = NULL;
+	bool noseccomp = false, nft = false;
+	struct policy_opts po = { 0 };
+	struct policy_errs errs = { 0 };
+	struct aisb_policy *p;
+	const char *av[20];
+	struct passwd *pw;
+	sigset_t ss;
+	pid_t pid;
+	int fd, n = 0, r;
+	bool alive = true;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			config = argv[++i];
+		else if (strcmp(argv[i], "--user") == 0 && i + 1 < argc)
+			user = argv[++i];
+		else if (strcmp(argv[i], "--gate") == 0 && i + 1 < argc)
+			gate = argv[++i];
+		else if (strcmp(argv[i], "--wrap") == 0 && i + 1 < argc)
+			wrap = argv[++i];
+		else if (strcmp(argv[i], "--no-seccomp") == 0)
+			noseccomp = true;
+		else if (strcmp(argv[i], "--nft") == 0)
+			nft = true;
+		else {
+			fprintf(stderr, "gatedrv: bad argument %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (config == NULL || user == NULL || gate == NULL) {
+		fprintf(stderr, "usage: gatedrv --config FILE --user NAME "
+		    "--gate PATH [--no-seccomp] [--wrap PROG]\n");
+		return 2;
+	}
+	log_open("gatedrv", LOG_TO_STDERR);
+	pw = getpwnam(user);
+	if (pw == NULL)
+		return 2;
+	po.user = user;
+	po.home = pw->pw_dir;
+	po.conf_path = config;
+	po.users_dir = "";
+	po.trusted_uid = getuid();
+	if (policy_load(&po, &p, &errs) < 0) {
+		for (size_t i = 0; i < errs.n; i++)
+			fprintf(stderr, "gatedrv: %s\n", errs.msg[i]);
+		return 78;
+	}
+	if (wrap)
+		av[n++] = wrap;
+	av[n++] = gate;
+	av[n++] = "--user";
+	av[n++] = user;
+	av[n++] = "--config";
+	av[n++] = config;
+	av[n++] = "--session";
+	av[n++] = "gatedrv";
+	av[n++] = "--hash";
+	av[n++] = p->hash;
+	av[n++] = "--log-stderr";
+	if (noseccomp)
+		av[n++] = "--debug-no-seccomp";
+	av[n] = NULL;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	if (gatectl_spawn_path(wrap ? wrap : gate, av, &pid, &fd) < 0)
+		return 77;
+	if (unshare(CLONE_NEWNET | (geteuid() ? CLONE_NEWUSER : 0)) < 0) {
+		perror("gatedrv: unshare");
+		return 77;
+	}
+	if ((r = lo_up()) < 0) {
+		fprintf(stderr, "gatedrv: lo up: %s\n", strerror(-r));
+		return 77;
+	}
+	if (nft && net_gated_setup(p) < 0)
+		return 77;
+	if (gatectl_send_sockets(fd, p) < 0)
+		return 77;
+	printf("ready %d\n", pid);
+	fflush(stdout);
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&ss, &si);
+
+		if (sig == SIGCHLD) {
+			int st;
+
+			if (waitpid(pid, &st, WNOHANG) == pid) {
+				alive = false;
+				fprintf(stderr, "gatedrv: the gate exited (%s %d)\n",
+				    WIFSIGNALED(st) ? "signal" : "status",
+				    WIFSIGNALED(st) ? WTERMSIG(st) :
+				    WEXITSTATUS(st));
+			}
+		} else if (sig == SIGTERM || sig == SIGINT)
+			break;
+	}
+	close(fd);	/* the gate sees EOF and ends */
+	if (alive) {
+		int st;
+
+		for (int i = 0; i < 50; i++) {
+			if (waitpid(pid, &st, WNOHANG) == pid) {
+				alive = false;
+				break;
+			}
+			usleep(100000);
+		}
+		if (alive)
+			gatectl_stop(pid);
+		else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+			fprintf(stderr, "gatedrv: the gate exited %d\n",
+			    WEXITSTATUS(st));
+	}
+	return 0;
+}
