@@ -18,7 +18,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/netfilter_ipv4.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,11 @@
 #include <unistd.h>
 
 #include "gate.h"
+
+/* linux/netfilter_ipv4.h; its header does not build under every compiler. */
+#ifndef SO_ORIGINAL_DST
+#define SO_ORIGINAL_DST	80
+#endif
 
 #define OBUF_MAX	(HTTP_HEAD_MAX + 1024)
 #define LINGER_MS	2000
@@ -365,7 +369,7 @@ start_target(struct conn *c, const struct verdict *v)
 
 	snprintf(c->name, sizeof(c->name), "%s", v->name);
 	c->rule = v->rule;
-	snprintf(c->why, sizeof(c->why), "%s", v->why);
+	snprintf(c->why, sizeof(c->why), "%.150s", v->why);
 	c->addr[0] = '\0';
 	c->last_err = 0;
 	if (v->d == DEC_DENY) {

@@ -22,7 +22,7 @@ gt_kill_all() {
 
 # gt_bg CMD...: start a background server, remember its pid.
 gt_bg() {
-	"$@" &
+	"$@" 2>>"$T/servers.log" &
 	GT_PIDS+=($!)
 }
 
@@ -142,4 +142,8 @@ gt_canary_clean() {
 
 gt_gate_alive() {
 	kill -0 "$GATE_PID" 2>/dev/null
+}
+
+gt_gate_dead() {
+	! kill -0 "${1:-$GATE_PID}" 2>/dev/null
 }

@@ -82,6 +82,7 @@ class Origin(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 512
 
 
 def http(addr, port, tls=None):
@@ -107,6 +108,7 @@ class Banner(socketserver.BaseRequestHandler):
 class TServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 512
 
 
 def canary(addr, port, log):

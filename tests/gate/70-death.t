@@ -1,0 +1,42 @@
+#!/bin/bash
+# Fail closed: when the gate dies, nothing inside has any way out (the
+# netns has only lo); the sandbox side keeps running.  When the session
+# side closes fd 3, the gate ends by itself.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/lib.sh"
+gt_setup
+gt_gate --nft || skip_all "gate did not start"
+echo "nameserver 127.0.0.1" > "$T/resolv.conf"
+
+is "$(gcurl http://origin.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "before: egress through the gate works (twin)"
+# A long transfer in flight when the gate dies.
+gin curl -sS --max-time 30 --limit-rate 1M --proxy http://127.0.0.1:3128 \
+    -o "$T/partial" http://origin.tgat.test:23080/bytes/100000000 2>/dev/null &
+cpid=$!
+sleep 1
+kill -KILL "$GATE_PID"
+for i in $(seq 1 50); do gt_gate_alive || break; sleep 0.1; done
+ok "the gate is gone" gt_gate_dead
+wait "$cpid"; rc=$?
+ok "the transfer in flight was cut off at once (curl rc=$rc)" test "$rc" -ne 0 -a "$rc" -ne 28
+out=$(gcurl http://origin.tgat.test:23080/hello 2>&1)
+unlike "$out" "hello from origin" "after: the proxy is gone"
+out=$(gin curl -sS --max-time 3 http://127.0.0.2:23080/hello 2>&1)
+unlike "$out" "hello from origin" "after: no direct route to the origin"
+out=$(gin dig +tries=1 +time=1 @127.0.0.1 origin.tgat.test 2>&1)
+unlike "$out" "ANSWER: 1" "after: no DNS answers"
+out=$(gin curl -sS --max-time 3 http://198.18.0.1:23080/hello 2>&1)
+unlike "$out" "hello from origin" "after: the capture path is closed"
+ok "the sandbox side (gatedrv) still runs" kill -0 "$DRV"
+like "$(cat "$T/gate.log")" "the gate exited \(signal 9\)" "the session side notices and says so"
+ok "the canary never saw a connection" gt_canary_clean
+
+# A fresh gate ends when the session closes its end of fd 3.
+gt_gate_stop
+gt_gate || skip_all "gate did not start again"
+gp=$GATE_PID
+kill "$DRV"
+for i in $(seq 1 50); do kill -0 "$gp" 2>/dev/null || break; sleep 0.1; done
+ok "the gate exits when the session closes fd 3" gt_gate_dead "$gp"
+unlike "$(cat "$T/gate.log")" "gate exited [1-9]" "... with status 0"
+done_testing

@@ -1,0 +1,40 @@
+#!/bin/bash
+# The gate's own hardening, read from outside: the agent's uid,
+# no_new_privs, a seccomp filter, not dumpable (the same uid cannot
+# ptrace it or read its memory), an open-files limit, no files open;
+# and it refuses to run with a policy other than aisb-shell's.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/lib.sh"
+gt_setup
+gt_gate || skip_all "gate did not start"
+
+st=/proc/$GATE_PID/status
+is "$(awk '/^Uid:/ {print $2}' "$st")" "$(id -u "$GT_USER")" "the gate runs as the agent's uid"
+is "$(awk '/^NoNewPrivs:/ {print $2}' "$st")" "1" "no_new_privs"
+is "$(awk '/^Seccomp:/ {print $2}' "$st")" "2" "a seccomp filter is installed"
+is "$(awk '/^CapEff:/ {print $2}' "$st")" "0000000000000000" "no capabilities"
+like "$(grep 'Max open files' /proc/$GATE_PID/limits)" "4096 +4096" "RLIMIT_NOFILE is fixed"
+out=$(as "$GT_USER" cat /proc/$GATE_PID/environ 2>&1)
+like "$out" "Permission denied" "not dumpable: the agent's uid cannot read its memory or environment"
+out=$(as "$GT_USER" timeout 2 strace -p "$GATE_PID" -o /dev/null 2>&1)
+like "$out" "Operation not permitted" "not dumpable: the agent's uid cannot ptrace it"
+# fds 0-2 are inherited from the caller (stdin is /dev/null).
+files=$(ls -l /proc/$GATE_PID/fd | awk 'NR > 1 && $9 > 2 {print $NF}' | grep -v -E '^(socket|pipe|anon_inode):' | grep -v -E '^/dev/(null|pts/[0-9]+)$' || true)
+is "$files" "" "no files open above fd 2: only sockets, pipes and the event loop"
+
+# The twin of the next check: the right hash runs (done above).  A
+# policy hash that differs from the session's: exit 78.
+rc=$(as "$GT_USER" python3 -c '
+import socket, subprocess, sys
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+import os
+os.dup2(b.fileno(), 3)
+r = subprocess.run([sys.argv[1], "--user", sys.argv[2], "--config", sys.argv[3],
+    "--session", "t", "--hash", "0" * 64], pass_fds=(3,), env={},
+    stderr=subprocess.DEVNULL)
+print(r.returncode)' "$AISB_GATE" "$GT_USER" "$T/aisb.conf")
+is "$rc" "78" "a policy hash other than the session's: exit 78"
+rc=$(as "$GT_USER" "$AISB_GATE" --user "$GT_USER" --hash x 2>/dev/null; echo $?)
+is "$rc" "2" "without the session's fd 3: refuses to start"
+ok "the gate is still running" gt_gate_alive
+done_testing
