@@ -39,7 +39,8 @@ gt_wait_port() {
 
 gt_setup() {
 	require_root
-	T=$(mktemp -d /tmp/tgat.XXXXXX)
+	# Not under /tmp: the policy refuses files below sticky world-writable dirs.
+	T=$(mktemp -d /run/tgat.XXXXXX)
 	chmod 755 "$T"
 	at_exit "gt_kill_all; rm -rf '$T'"
 	tu_user "$GT_USER" >/dev/null || skip_all "cannot create $GT_USER"
