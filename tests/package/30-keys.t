@@ -21,13 +21,30 @@ ok "etc/aisb/aisb.conf exists" test -f "$conf"
 # line is live or commented out ("# secret NAME { file = ... }").
 paths=$(python3 - "$conf" <<'PY'
 import re, sys
-# Uncomment "# key = ..." lines, drop other comments, then walk the
-# tokens: NAME [TITLE] "{" opens a section, NAME ("="|"+=") VALUE sets a
-# key (a VALUE in braces is a list), "}" closes a section.
+# Live lines lose their comments.  A comment line counts only when it
+# is commented-out policy ("#   secret NAME { file = ... }"), not prose.
+# Then walk the tokens: NAME [TITLE] "{" opens a section, NAME ("=" |
+# "+=") VALUE sets a key (a VALUE in braces is a list), "}" closes one.
+code = re.compile(r'^\s*([a-z_]+\s*(\+?=|\{)|[a-z_]+\s+[A-Za-z0-9_"-]+\s*\{|\}\s*$)')
+def uncomment(line):
+    out, q = [], None
+    for c in line:
+        if q:
+            q = None if c == q else q
+        elif c in "\"'":
+            q = c
+        elif c == "#":
+            break
+        out.append(c)
+    return "".join(out)
 text = []
 for line in open(sys.argv[1], encoding="utf-8"):
-    line = re.sub(r"^\s*#\s?", "", line)
-    text.append(re.sub(r"#.*", "", line))
+    m = re.match(r"^\s*#(.*)", line)
+    if m:
+        if code.match(m.group(1)):
+            text.append(uncomment(m.group(1)) + "\n")
+    else:
+        text.append(uncomment(line))
 toks = re.findall(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'|\+=|[{}=,]|[^\s{}=,"\']+', "".join(text))
 out, stack, i = set(), [], 0
 while i < len(toks):
