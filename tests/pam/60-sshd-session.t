@@ -19,13 +19,14 @@ agents = {"tpam1"}
 home { path = "$T/home/%u" }
 project { path = "$T/proj/%u" }
 network { mode = "none" }
-limits { enforce = "best-effort" }
+limits { memory = "0"  pids = 0  cpu = "0%" }
 CONF
 chmod 0644 "$T/aisb.conf"
 mkdir -p "$T/users.d"
 test_shell
 pam_group ai-agents
 tu_user tpam1 && usermod -aG ai-agents -s "$TEST_SHELL" tpam1
+tu_user tpam2           # another account: its home must not be visible
 install -d -m 0755 "$T/home" "$T/proj"
 install -d -o tpam1 -m 0700 "$T/home/tpam1" "$T/proj/tpam1"
 sandbox_ready tpam1
@@ -33,10 +34,10 @@ ssh_key tpam1
 sshd_start || { fail "sshd starts"; cat "$T/sshd.log" >&2; done_testing; exit 1; }
 
 # One command.
-out=$(sshc tpam1 -- 'cat /proc/1/comm; ls -A /home | wc -l; id -un; test -d /project && echo project')
-like "$out" "aisb" "ssh CMD: PID 1 is aisb's init"
-like "$out" "^0$" "ssh CMD: /home is empty inside"
-like "$out" "tpam1" "ssh CMD: runs as the agent"
+out=$(sshc tpam1 -- 'cat /proc/1/comm; ls -A /home; id -un; test -d /project && echo project' 2>&1)
+like "$out" "^aisb" "ssh CMD: PID 1 is aisb's init"
+unlike "$out" "tpam2" "ssh CMD: other homes are not visible"
+like "$out" "^tpam1$" "ssh CMD: runs as the agent"
 like "$out" "project" "ssh CMD: /project is there"
 sshc tpam1 -- 'exit 7'
 is "$?" 7 "ssh CMD: the exit status comes back"
@@ -52,17 +53,38 @@ ok "scp (SFTP protocol) upload to /project" "${SCP[@]}" "$T/up.txt" tpam1@127.0.
 is "$(cat "$T/proj/tpam1/up.txt" 2>&1)" up-data "... landed in the agent's project on the host"
 ok "scp -O (legacy protocol) upload" "${SCP[@]}" -O "$T/up.txt" tpam1@127.0.0.1:/project/up2.txt
 is "$(cat "$T/proj/tpam1/up2.txt" 2>&1)" up-data "... landed too"
-ok "scp cannot fetch the host's files outside the sandbox view" \
-	bash -c "! ${SCP[*]@Q} tpam1@127.0.0.1:$T/aisb.conf $T/got.conf 2>/dev/null"
+"${SCP[@]}" "tpam1@127.0.0.1:$T/aisb.conf" "$T/got.conf" 2>"$T/scp.err"
+rc=$?
+ok "scp cannot fetch a host file outside the sandbox view (status $rc)" test "$rc" -ne 0
+like "$(cat "$T/scp.err")" "No such file" "... because the sandbox has no such file"
+ok "the twin: scp fetches from /project" "${SCP[@]}" tpam1@127.0.0.1:/project/up.txt "$T/down.txt"
+is "$(cat "$T/down.txt" 2>&1)" up-data "... with the right content"
 printf 'ls -1a /home\npwd\nls %s\n' "$T" > "$T/batch"
 out=$(timeout 60 sftp -F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
 	-o BatchMode=yes -i "$T/key-tpam1" -P "$SSHD_PORT" -b "$T/batch" tpam1@127.0.0.1 2>&1)
-unlike "$out" "tpam1$" "sftp: /home shows no host homes"
+unlike "$out" "tpam2" "sftp: /home shows no other homes"
 like "$out" "Can't ls|not found|No such file" "sftp: the host's $T is not visible"
-like "$(grep -c 'subsystem request for sftp' "$T/sshd.log")" "^[1-9]" "sshd served sftp as a subsystem"
+like "$(cat "$T/sshd.log")" "Starting session: subsystem 'sftp' for tpam1" \
+	"sshd served sftp as a subsystem (through the login shell)"
+
+# Why --doctor fails on internal-sftp: it runs inside sshd, so the same
+# sftp sees the host.  (The attack twin of the sftp tests above.)
+kill "$SSHD_PID"; wait "$SSHD_PID" 2>/dev/null
+SSHD_SFTP=internal-sftp sshd_start
+out=$(timeout 60 sftp -F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+	-o BatchMode=yes -i "$T/key-tpam1" -P "$SSHD_PORT" -b "$T/batch" tpam1@127.0.0.1 2>&1)
+like "$out" "tpam2" "internal-sftp would show the host's /home: a bypass"
+kill "$SSHD_PID"; wait "$SSHD_PID" 2>/dev/null
+sshd_start
 
 # Interactive, with a pty: job control works.
-tmux_run ssh "ssh ${SSH_OPTS[*]} -tt -i $T/key-tpam1 -p $SSHD_PORT tpam1@127.0.0.1"
+tmux_run ssh "ssh ${SSH_OPTS[*]} -tt -i $T/key-tpam1 -p $SSHD_PORT tpam1@127.0.0.1; sleep 30"
+tmux_wait ssh '\$ *$|not implemented'
+if tmux_screen ssh | grep -q 'pty not implemented'; then
+	skip "ssh -tt interactive" "the sandbox's pty relay is not on main yet"
+	done_testing
+	exit
+fi
 ok "ssh -tt: a prompt" tmux_wait ssh '\$ *$'
 tmux_keys ssh 'sleep 300 &' Enter
 tmux_keys ssh 'jobs' Enter
@@ -73,7 +95,7 @@ tmux_keys ssh C-c
 tmux_keys ssh 'echo "fg-done $((40+2))"' Enter
 ok "ssh -tt: fg and Ctrl-C reach the job" tmux_wait ssh 'fg-done 42'
 tmux_keys ssh 'cat /proc/1/comm' Enter
-ok "ssh -tt: inside the sandbox" tmux_wait ssh 'aisb'
+ok "ssh -tt: inside the sandbox" tmux_wait ssh '^aisb'
 tmux_keys ssh 'exit' Enter
 
 done_testing

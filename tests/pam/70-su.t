@@ -16,31 +16,40 @@ agents = {"tpam1"}
 home { path = "$T/home/%u" }
 project { path = "$T/proj/%u" }
 network { mode = "none" }
-limits { enforce = "best-effort" }
+limits { memory = "0"  pids = 0  cpu = "0%" }
 CONF
 mkdir -p "$T/users.d"
 test_shell
 tu_user tpam1 && usermod -s "$TEST_SHELL" tpam1
+tu_user tpam2           # another account: its home must not be visible
 install -d -m 0755 "$T/home" "$T/proj"
 install -d -o tpam1 -m 0700 "$T/home/tpam1" "$T/proj/tpam1"
 sandbox_ready tpam1
 
-out=$(su - tpam1 -c 'cat /proc/1/comm; ls -A /home | wc -l; id -un' 2>&1)
-like "$out" "aisb" "su - agent -c: PID 1 is aisb's init"
-like "$out" "^0$" "su - agent -c: /home is empty"
-like "$out" "tpam1" "su - agent -c: runs as the agent"
+ok "the host has tpam2's home" test -d /home/tpam2
+out=$(su - tpam1 -c 'cat /proc/1/comm; ls -A /home; id -un' 2>&1)
+like "$out" "^aisb" "su - agent -c: PID 1 is aisb's init"
+unlike "$out" "tpam2" "su - agent -c: other homes are not visible"
+like "$out" "tpam1$" "su - agent -c: runs as the agent"
 su - tpam1 -c 'exit 3'
 is "$?" 3 "su - agent -c: exit status"
-out=$(su tpam1 -c 'ls -A /home | wc -l' 2>&1)
-like "$out" "^0$" "su agent -c (no login): sandboxed too"
+out=$(su tpam1 -c 'cat /proc/1/comm; ls -A /home' 2>&1)
+like "$out" "^aisb" "su agent -c (no login): sandboxed too"
+unlike "$out" "tpam2" "su agent -c (no login): other homes not visible"
 
-tmux_run su "su - tpam1"
-ok "interactive su -: a prompt" tmux_wait su '\$ *$'
-tmux_keys su 'cat /proc/1/comm; ls -A /home | wc -l' Enter
-ok "interactive su -: inside the sandbox" tmux_wait su 'aisb'
-tmux_keys su 'sleep 300 &' Enter
-tmux_keys su 'jobs' Enter
-ok "interactive su -: job control" tmux_wait su 'Running +sleep 300'
-tmux_keys su 'exit' Enter
+tmux_run su "su - tpam1; sleep 30"
+tmux_wait su '\$ *$|not implemented'
+if tmux_screen su | grep -q 'pty not implemented'; then
+	skip "interactive su -" "the sandbox's pty relay is not on main yet"
+else
+	ok "interactive su -: a prompt" tmux_wait su '\$ *$'
+	tmux_keys su 'cat /proc/1/comm; ls -A /home' Enter
+	ok "interactive su -: inside the sandbox" tmux_wait su '^aisb'
+	unlike "$(tmux_screen su)" "tpam2" "interactive su -: other homes not visible"
+	tmux_keys su 'sleep 300 &' Enter
+	tmux_keys su 'jobs' Enter
+	ok "interactive su -: job control" tmux_wait su 'Running +sleep 300'
+	tmux_keys su 'exit' Enter
+fi
 
 done_testing

@@ -21,7 +21,8 @@ wait_port() {	# wait_port PORT: until something listens on it (5 s)
 	return 1
 }
 
-# sshd_start: $T/sshd_config (+ $SSHD_EXTRA lines), port in $SSHD_PORT.
+# sshd_start: $T/sshd_config (+ $SSHD_EXTRA lines; $SSHD_SFTP for the
+# sftp subsystem), port in $SSHD_PORT, pid in $SSHD_PID.
 sshd_start() {
 	mkdir -p /run/sshd	# privilege separation directory
 	[ -f "$T/hostkey" ] || ssh-keygen -q -t ed25519 -N '' -f "$T/hostkey"
@@ -37,7 +38,7 @@ KbdInteractiveAuthentication no
 StrictModes yes
 LogLevel VERBOSE
 Include $AISB_SRC/etc/ssh/sshd_config.d/aisb.conf
-Subsystem sftp /usr/lib/openssh/sftp-server
+Subsystem sftp ${SSHD_SFTP:-/usr/lib/openssh/sftp-server}
 ${SSHD_EXTRA:-}
 CONF
 	/usr/sbin/sshd -t -f "$T/sshd_config" || return 1
@@ -117,8 +118,9 @@ SH
 # while the sandbox itself is not built; any other failure is a failure.
 sandbox_ready() {
 	local out
-	out=$(as "$1" "$TEST_SHELL" -c 'echo ready' 2>&1)
+	out=$(as "$1" "$TEST_SHELL" -c 'echo ready' 2>"$T/ready.err")
 	[ "$out" = ready ] && return 0
+	out="$out $(cat "$T/ready.err")"
 	case "$out" in
 	*"not built yet"*) skip_all "sandbox sessions not on main yet: $out" ;;
 	esac
