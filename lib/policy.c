@@ -1317,7 +1317,7 @@ prov_add(struct policy_prov *pv, const char *key, const struct vals *vs,
 		return -ENOMEM;
 	}
 	pv->n++;
-	if (list && vs != NULL) {
+	if (list) {
 		e->elem = calloc(vs->n + 1, sizeof(char *));
 		if (e->elem == NULL)
 			return -ENOMEM;

@@ -383,7 +383,7 @@ policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
     char *blank)
 {
 	struct lexer L;
-	struct tok t, *n1, *n2;
+	struct tok t, *n1;
 	char stack[MAX_DEPTH][KEY_MAX], key[KEY_MAX], name[72], what[64];
 	bool known[MAX_DEPTH + 1];
 	int opened[MAX_DEPTH];
@@ -459,7 +459,7 @@ policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
 			continue;
 		}
 		if (n1->t == T_LBRACE || (n1->t == T_STR &&
-		    (n2 = peek(&L, 1))->t == T_LBRACE)) {
+		    peek(&L, 1)->t == T_LBRACE)) {
 			int kind = known[depth] ? policy_key_kind(key) : -2;
 			bool titled = n1->t == T_STR;
 

@@ -326,7 +326,7 @@ k_secrets(struct em *e, const struct aisb_policy *p)
 		size_t elen = 0;
 		FILE *xf = open_memstream(&extra, &elen);
 
-		if (xf == NULL || (r = begin(e)) < 0) {
+		if (xf == NULL || begin(e) < 0) {
 			if (xf)
 				fclose(xf);
 			free(extra);

@@ -50,6 +50,7 @@ f=$dir/ok-02-syntax.conf
 json=$("$AISB_SHELL" --config "$f" --print-policy --json)
 set_v=$(printf '%s' "$json" | python3 -c \
     'import json,sys; print("|".join(json.load(sys.stdin)["keys"]["env.set"]["value"]))')
+# shellcheck disable=SC2016 # the $ is meant literally
 is "$set_v" 'PS1=$ |A=b c|PRICE=${NOT_EXPANDED}' "single-quoted \$ kept literally"
 
 # A NUL byte (cannot live in a case file: written here).
