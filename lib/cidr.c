@@ -13,7 +13,7 @@
 #include "cidr.h"
 #include "util.h"
 
-#define CIDR_TEXT_MAX	64	/* longest v6 text + "/128", generously */
+#define CIDR_TEXT_MAX 64 /* longest v6 text + "/128", generously */
 
 /* Does the first prefix bits of a equal those of b? */
 static bool
@@ -80,8 +80,9 @@ cidr_parse(const char *s, struct aisb_cidr *out, const char **why)
 			prefix = prefix * 10 + (unsigned)(p[i] - '0');
 		}
 		if (prefix > max) {
-			*why = out->family == AF_INET ?
-			    "prefix length above 32" : "prefix length above 128";
+			*why = out->family == AF_INET
+			    ? "prefix length above 32"
+			    : "prefix length above 128";
 			return -EINVAL;
 		}
 	}
@@ -98,8 +99,7 @@ cidr_parse(const char *s, struct aisb_cidr *out, const char **why)
 	return 0;
 }
 
-static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0xff, 0xff };
+static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 bool
 cidr_contains(const struct aisb_cidr *c, int family, const void *addr)
@@ -121,7 +121,7 @@ cidr_contains(const struct aisb_cidr *c, int family, const void *addr)
 }
 
 struct special {
-	uint8_t	 addr[16];
+	uint8_t addr[16];
 	unsigned prefix;
 	const char *name;
 };
@@ -132,25 +132,25 @@ struct special {
  * the range, so the specific entries come first.
  */
 static const struct special special4[] = {
-	{ { 169, 254, 169, 254 }, 32, "metadata (169.254.169.254)" },
-	{ { 168, 63, 129, 16 }, 32, "metadata (Azure wireserver)" },
-	{ { 100, 100, 100, 200 }, 32, "metadata (Alibaba)" },
-	{ { 255, 255, 255, 255 }, 32, "limited broadcast" },
-	{ { 0 }, 8, "this network (0.0.0.0/8)" },
-	{ { 10 }, 8, "private (10.0.0.0/8)" },
-	{ { 100, 64 }, 10, "shared CGNAT (100.64.0.0/10)" },
-	{ { 127 }, 8, "loopback (127.0.0.0/8)" },
-	{ { 169, 254 }, 16, "link-local (169.254.0.0/16)" },
-	{ { 172, 16 }, 12, "private (172.16.0.0/12)" },
-	{ { 192, 0, 0 }, 24, "IETF protocol assignments (192.0.0.0/24)" },
-	{ { 192, 0, 2 }, 24, "documentation (192.0.2.0/24)" },
-	{ { 192, 88, 99 }, 24, "6to4 relay anycast (192.88.99.0/24)" },
-	{ { 192, 168 }, 16, "private (192.168.0.0/16)" },
-	{ { 198, 18 }, 15, "benchmarking (198.18.0.0/15)" },
-	{ { 198, 51, 100 }, 24, "documentation (198.51.100.0/24)" },
-	{ { 203, 0, 113 }, 24, "documentation (203.0.113.0/24)" },
-	{ { 224 }, 4, "multicast (224.0.0.0/4)" },
-	{ { 240 }, 4, "reserved (240.0.0.0/4)" },
+    {{169, 254, 169, 254}, 32, "metadata (169.254.169.254)"},
+    {{168, 63, 129, 16}, 32, "metadata (Azure wireserver)"},
+    {{100, 100, 100, 200}, 32, "metadata (Alibaba)"},
+    {{255, 255, 255, 255}, 32, "limited broadcast"},
+    {{0}, 8, "this network (0.0.0.0/8)"},
+    {{10}, 8, "private (10.0.0.0/8)"},
+    {{100, 64}, 10, "shared CGNAT (100.64.0.0/10)"},
+    {{127}, 8, "loopback (127.0.0.0/8)"},
+    {{169, 254}, 16, "link-local (169.254.0.0/16)"},
+    {{172, 16}, 12, "private (172.16.0.0/12)"},
+    {{192, 0, 0}, 24, "IETF protocol assignments (192.0.0.0/24)"},
+    {{192, 0, 2}, 24, "documentation (192.0.2.0/24)"},
+    {{192, 88, 99}, 24, "6to4 relay anycast (192.88.99.0/24)"},
+    {{192, 168}, 16, "private (192.168.0.0/16)"},
+    {{198, 18}, 15, "benchmarking (198.18.0.0/15)"},
+    {{198, 51, 100}, 24, "documentation (198.51.100.0/24)"},
+    {{203, 0, 113}, 24, "documentation (203.0.113.0/24)"},
+    {{224}, 4, "multicast (224.0.0.0/4)"},
+    {{240}, 4, "reserved (240.0.0.0/4)"},
 };
 
 /*
@@ -159,29 +159,27 @@ static const struct special special4[] = {
  * the v4 address they carry (see cidr_is_special).
  */
 static const struct special special6[] = {
-	{ { 0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54 }, 128,
-	    "metadata (fd00:ec2::254)" },
-	{ { 0 }, 128, "unspecified (::)" },
-	{ { [15] = 1 }, 128, "loopback (::1)" },
-	/* v4-compatible ::a.b.c.d (RFC 4291 2.5.5.1, deprecated). */
-	{ { 0 }, 96, "IPv4-compatible (::/96, deprecated)" },
-	{ { 0x00, 0x64, 0xff, 0x9b }, 96, "NAT64 (64:ff9b::/96)" },
-	{ { 0x00, 0x64, 0xff, 0x9b, 0x00, 0x01 }, 48,
-	    "local NAT64 (64:ff9b:1::/48)" },
-	{ { 0x01 }, 64, "discard-only (100::/64)" },
-	{ { 0x20, 0x01, 0x0d, 0xb8 }, 32, "documentation (2001:db8::/32)" },
-	{ { 0x20, 0x01 }, 23, "IETF protocol assignments (2001::/23)" },
-	{ { 0x3f, 0xff }, 20, "documentation (3fff::/20)" },
-	{ { 0x5f, 0x00 }, 16, "segment routing SIDs (5f00::/16)" },
-	{ { 0xfc }, 7, "unique local (fc00::/7)" },
-	{ { 0xfe, 0x80 }, 10, "link-local (fe80::/10)" },
-	{ { 0xfe, 0xc0 }, 10, "site-local (fec0::/10, deprecated)" },
-	{ { 0xff }, 8, "multicast (ff00::/8)" },
+    {{0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54}, 128,
+        "metadata (fd00:ec2::254)"},
+    {{0}, 128, "unspecified (::)"},
+    {{[15] = 1}, 128, "loopback (::1)"},
+    /* v4-compatible ::a.b.c.d (RFC 4291 2.5.5.1, deprecated). */
+    {{0}, 96, "IPv4-compatible (::/96, deprecated)"},
+    {{0x00, 0x64, 0xff, 0x9b}, 96, "NAT64 (64:ff9b::/96)"},
+    {{0x00, 0x64, 0xff, 0x9b, 0x00, 0x01}, 48, "local NAT64 (64:ff9b:1::/48)"},
+    {{0x01}, 64, "discard-only (100::/64)"},
+    {{0x20, 0x01, 0x0d, 0xb8}, 32, "documentation (2001:db8::/32)"},
+    {{0x20, 0x01}, 23, "IETF protocol assignments (2001::/23)"},
+    {{0x3f, 0xff}, 20, "documentation (3fff::/20)"},
+    {{0x5f, 0x00}, 16, "segment routing SIDs (5f00::/16)"},
+    {{0xfc}, 7, "unique local (fc00::/7)"},
+    {{0xfe, 0x80}, 10, "link-local (fe80::/10)"},
+    {{0xfe, 0xc0}, 10, "site-local (fec0::/10, deprecated)"},
+    {{0xff}, 8, "multicast (ff00::/8)"},
 };
 
 static bool
-lookup(const struct special *t, size_t n, const uint8_t *a,
-    const char **range)
+lookup(const struct special *t, size_t n, const uint8_t *a, const char **range)
 {
 	size_t i;
 

@@ -43,8 +43,8 @@ looks_like_aton(const char *s, size_t len)
 	while (i < len) {
 		size_t start = i;
 
-		if (s[i] == '0' && i + 1 < len && (s[i + 1] == 'x' ||
-		    s[i + 1] == 'X')) {
+		if (s[i] == '0' && i + 1 < len &&
+		    (s[i + 1] == 'x' || s[i + 1] == 'X')) {
 			i += 2;
 			while (i < len && is_xdigit(s[i]))
 				i++;
@@ -120,12 +120,12 @@ copy_label(const char *s, size_t n, char *out, const char **why)
 			c = (char)(c - 'A' + 'a');
 		if (c == '*') {
 			*why = "'*' is allowed only as the whole first label "
-			    "(\"*.example.org\")";
+			       "(\"*.example.org\")";
 			return -EINVAL;
 		}
 		if (!((c >= 'a' && c <= 'z') || is_digit(c) || c == '-')) {
 			*why = "invalid character (host names are letters, "
-			    "digits, '-' and '.')";
+			       "digits, '-' and '.')";
 			return -EINVAL;
 		}
 		out[i] = c;
@@ -138,8 +138,8 @@ copy_label(const char *s, size_t n, char *out, const char **why)
 }
 
 int
-hostpat_canon(const char *in, size_t len, bool allow_wild, char *out,
-    const char **why)
+hostpat_canon(
+    const char *in, size_t len, bool allow_wild, char *out, const char **why)
 {
 	const char *dummy;
 	size_t i, o = 0, lab, last_lab = 0;
@@ -159,7 +159,7 @@ hostpat_canon(const char *in, size_t len, bool allow_wild, char *out,
 	}
 	if (hostpat_is_ip_literal(in, len)) {
 		*why = "IP address literal (addresses belong in "
-		    "network.allow_cidr)";
+		       "network.allow_cidr)";
 		return -EINVAL;
 	}
 	if (len > 1 && in[len - 1] == '.')
@@ -176,7 +176,7 @@ hostpat_canon(const char *in, size_t len, bool allow_wild, char *out,
 		}
 		if (len < 3 || in[1] != '.') {
 			*why = "'*' is allowed only as the whole first label "
-			    "(\"*.example.org\")";
+			       "(\"*.example.org\")";
 			return -EINVAL;
 		}
 		out[o++] = '*';
@@ -224,7 +224,7 @@ hostpat_match(const char *pattern, const char *host)
 	if (pattern[0] != '*')
 		return strcmp(pattern, host) == 0;
 	/* "*.example.org": strictly below example.org, never itself. */
-	pl = strlen(pattern + 1);	/* ".example.org" */
+	pl = strlen(pattern + 1); /* ".example.org" */
 	hl = strlen(host);
 	return hl > pl && strcmp(host + hl - pl, pattern + 1) == 0;
 }

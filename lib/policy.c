@@ -24,13 +24,13 @@
  * ports, booleans, ...) are ours, checked by our callbacks, so a wrong
  * type reads "limits.pids: not a number" rather than a generic message.
  */
-#define _GNU_SOURCE	/* asprintf, vasprintf */
+#define _GNU_SOURCE /* asprintf, vasprintf */
 #include <arpa/inet.h>
 #include <confuse.h>
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
-#include <linux/limits.h>	/* PATH_MAX; <limits.h> is shadowed by shell/limits.h in the fuzz build */
+#include <linux/limits.h> /* PATH_MAX; <limits.h> is shadowed by shell/limits.h in the fuzz build */
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,101 +50,161 @@ extern char **environ;
 /* ---- value kinds and their checks ---------------------------------- */
 
 enum kind {
-	K_NONE, K_PATH, K_PATHX, K_GLOBX, K_HOMEPATH, K_RELPATH, K_HOSTNAME,
-	K_AGENT, K_BOOL, K_SIZE, K_TMPSIZE, K_COUNT, K_PIDS, K_NOFILE,
-	K_TIMEOUT, K_PCT, K_PORT, K_HOSTRULE, K_CIDR, K_ENVGLOB, K_ENVSET,
-	K_NETMODE, K_ENFORCE, K_RESOLVER, K_SERVICE,
+	K_NONE,
+	K_PATH,
+	K_PATHX,
+	K_GLOBX,
+	K_HOMEPATH,
+	K_RELPATH,
+	K_HOSTNAME,
+	K_AGENT,
+	K_BOOL,
+	K_SIZE,
+	K_TMPSIZE,
+	K_COUNT,
+	K_PIDS,
+	K_NOFILE,
+	K_TIMEOUT,
+	K_PCT,
+	K_PORT,
+	K_HOSTRULE,
+	K_CIDR,
+	K_ENVGLOB,
+	K_ENVSET,
+	K_NETMODE,
+	K_ENFORCE,
+	K_RESOLVER,
+	K_SERVICE,
 };
 
 struct keydef {
-	const char *key;	/* dotted */
-	int	 type;		/* PK_* */
+	const char *key; /* dotted */
+	int type; /* PK_* */
 	enum kind kind;
-	const char *def;	/* scalar default (NULL: required/none) */
-	const char *const *defl;	/* list default, NULL-terminated */
+	const char *def; /* scalar default (NULL: required/none) */
+	const char *const *defl; /* list default, NULL-terminated */
 };
 
-static const char *const def_agents[] = { "@ai-agents", NULL };
-static const char *const def_roots[] = { "/srv/agents/%u", NULL };
-static const char *const def_protect[] = { ".git/hooks", ".git/config",
-	NULL };
+static const char *const def_agents[] = {"@ai-agents", NULL};
+static const char *const def_roots[] = {"/srv/agents/%u", NULL};
+static const char *const def_protect[] = {".git/hooks", ".git/config", NULL};
 /*
  * Hidden by default: other users' data, host sockets and state, boot
  * and mount points, aisb's own config and the host's secrets.
  */
 static const char *const def_hide[] = {
-	"/home", "/root", "/run", "/var/run", "/var/lib", "/var/log",
-	"/var/mail", "/var/spool", "/var/tmp", "/var/backups", "/srv", "/mnt",
-	"/media", "/boot", "/etc/aisb", "/etc/shadow", "/etc/gshadow",
-	"/etc/shadow-", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
-	"/etc/ssh/ssh_host_*_key", "/etc/ssl/private", NULL,
+    "/home",
+    "/root",
+    "/run",
+    "/var/run",
+    "/var/lib",
+    "/var/log",
+    "/var/mail",
+    "/var/spool",
+    "/var/tmp",
+    "/var/backups",
+    "/srv",
+    "/mnt",
+    "/media",
+    "/boot",
+    "/etc/aisb",
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/shadow-",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssh/ssh_host_*_key",
+    "/etc/ssl/private",
+    NULL,
 };
-static const char *const def_none[] = { NULL };
-static const char *const def_pass[] = { "TERM", "LANG", "LC_*", NULL };
-static const char *const def_set[] = { "PATH=/usr/local/bin:/usr/bin:/bin",
-	NULL };
-static const char *const def_ports[] = { "80", "443", NULL };
-static const char *const def_services[] = { "sshd", "su", "su-l", "login",
-	NULL };
+static const char *const def_none[] = {NULL};
+static const char *const def_pass[] = {"TERM", "LANG", "LC_*", NULL};
+static const char *const def_set[] = {
+    "PATH=/usr/local/bin:/usr/bin:/bin", NULL};
+static const char *const def_ports[] = {"80", "443", NULL};
+static const char *const def_services[] = {"sshd", "su", "su-l", "login", NULL};
 
 static const struct keydef keys[] = {
-	{ "shell", PK_SCALAR, K_PATH, "/bin/bash", NULL },
-	{ "hostname", PK_SCALAR, K_HOSTNAME, "aisb", NULL },
-	{ "agents", PK_LIST, K_AGENT, NULL, def_agents },
-	{ "project", PK_SECTION, K_NONE, NULL, NULL },
-	{ "project.path", PK_SCALAR, K_PATHX, "/srv/agents/%u/project", NULL },
-	{ "project.roots", PK_LIST, K_PATHX, NULL, def_roots },
-	{ "project.target", PK_SCALAR, K_PATH, "/project", NULL },
-	{ "project.readonly", PK_SCALAR, K_BOOL, "false", NULL },
-	{ "project.protect", PK_LIST, K_RELPATH, NULL, def_protect },
-	{ "home", PK_SECTION, K_NONE, NULL, NULL },
-	{ "home.path", PK_SCALAR, K_HOMEPATH, "/var/lib/aisb/home/%u", NULL },
-	{ "filesystem", PK_SECTION, K_NONE, NULL, NULL },
-	{ "filesystem.root", PK_SCALAR, K_PATH, "/", NULL },
-	{ "filesystem.hide", PK_LIST, K_GLOBX, NULL, def_hide },
-	{ "filesystem.readonly", PK_LIST, K_GLOBX, NULL, def_none },
-	{ "filesystem.readwrite", PK_LIST, K_GLOBX, NULL, def_none },
-	{ "filesystem.tmp_size", PK_SCALAR, K_TMPSIZE, "1G", NULL },
-	{ "env", PK_SECTION, K_NONE, NULL, NULL },
-	{ "env.pass", PK_LIST, K_ENVGLOB, NULL, def_pass },
-	{ "env.set", PK_LIST, K_ENVSET, NULL, def_set },
-	{ "env.secret", PK_TSECTION, K_NONE, NULL, NULL },
-	{ "env.secret.file", PK_SCALAR, K_PATHX, NULL, NULL },
-	{ "network", PK_SECTION, K_NONE, NULL, NULL },
-	{ "network.mode", PK_SCALAR, K_NETMODE, "gated", NULL },
-	{ "network.allow", PK_LIST, K_HOSTRULE, NULL, def_none },
-	{ "network.deny", PK_LIST, K_HOSTRULE, NULL, def_none },
-	{ "network.allow_cidr", PK_LIST, K_CIDR, NULL, def_none },
-	{ "network.ports", PK_LIST, K_PORT, NULL, def_ports },
-	{ "network.transparent", PK_SCALAR, K_BOOL, "true", NULL },
-	{ "network.resolver", PK_SCALAR, K_RESOLVER, "", NULL },
-	{ "network.proxy_port", PK_SCALAR, K_PORT, "3128", NULL },
-	{ "limits", PK_SECTION, K_NONE, NULL, NULL },
-	{ "limits.memory", PK_SCALAR, K_SIZE, "4G", NULL },
-	{ "limits.pids", PK_SCALAR, K_PIDS, "1024", NULL },
-	{ "limits.cpu", PK_SCALAR, K_PCT, "200%", NULL },
-	{ "limits.nofile", PK_SCALAR, K_NOFILE, "4096", NULL },
-	{ "limits.fsize", PK_SCALAR, K_SIZE, "20G", NULL },
-	{ "limits.timeout", PK_SCALAR, K_TIMEOUT, "0", NULL },
-	{ "limits.enforce", PK_SCALAR, K_ENFORCE, "strict", NULL },
-	{ "pam", PK_SECTION, K_NONE, NULL, NULL },
-	{ "pam.services", PK_LIST, K_SERVICE, NULL, def_services },
+    {"shell", PK_SCALAR, K_PATH, "/bin/bash", NULL},
+    {"hostname", PK_SCALAR, K_HOSTNAME, "aisb", NULL},
+    {"agents", PK_LIST, K_AGENT, NULL, def_agents},
+    {"project", PK_SECTION, K_NONE, NULL, NULL},
+    {"project.path", PK_SCALAR, K_PATHX, "/srv/agents/%u/project", NULL},
+    {"project.roots", PK_LIST, K_PATHX, NULL, def_roots},
+    {"project.target", PK_SCALAR, K_PATH, "/project", NULL},
+    {"project.readonly", PK_SCALAR, K_BOOL, "false", NULL},
+    {"project.protect", PK_LIST, K_RELPATH, NULL, def_protect},
+    {"home", PK_SECTION, K_NONE, NULL, NULL},
+    {"home.path", PK_SCALAR, K_HOMEPATH, "/var/lib/aisb/home/%u", NULL},
+    {"filesystem", PK_SECTION, K_NONE, NULL, NULL},
+    {"filesystem.root", PK_SCALAR, K_PATH, "/", NULL},
+    {"filesystem.hide", PK_LIST, K_GLOBX, NULL, def_hide},
+    {"filesystem.readonly", PK_LIST, K_GLOBX, NULL, def_none},
+    {"filesystem.readwrite", PK_LIST, K_GLOBX, NULL, def_none},
+    {"filesystem.tmp_size", PK_SCALAR, K_TMPSIZE, "1G", NULL},
+    {"env", PK_SECTION, K_NONE, NULL, NULL},
+    {"env.pass", PK_LIST, K_ENVGLOB, NULL, def_pass},
+    {"env.set", PK_LIST, K_ENVSET, NULL, def_set},
+    {"env.secret", PK_TSECTION, K_NONE, NULL, NULL},
+    {"env.secret.file", PK_SCALAR, K_PATHX, NULL, NULL},
+    {"network", PK_SECTION, K_NONE, NULL, NULL},
+    {"network.mode", PK_SCALAR, K_NETMODE, "gated", NULL},
+    {"network.allow", PK_LIST, K_HOSTRULE, NULL, def_none},
+    {"network.deny", PK_LIST, K_HOSTRULE, NULL, def_none},
+    {"network.allow_cidr", PK_LIST, K_CIDR, NULL, def_none},
+    {"network.ports", PK_LIST, K_PORT, NULL, def_ports},
+    {"network.transparent", PK_SCALAR, K_BOOL, "true", NULL},
+    {"network.resolver", PK_SCALAR, K_RESOLVER, "", NULL},
+    {"network.proxy_port", PK_SCALAR, K_PORT, "3128", NULL},
+    {"limits", PK_SECTION, K_NONE, NULL, NULL},
+    {"limits.memory", PK_SCALAR, K_SIZE, "4G", NULL},
+    {"limits.pids", PK_SCALAR, K_PIDS, "1024", NULL},
+    {"limits.cpu", PK_SCALAR, K_PCT, "200%", NULL},
+    {"limits.nofile", PK_SCALAR, K_NOFILE, "4096", NULL},
+    {"limits.fsize", PK_SCALAR, K_SIZE, "20G", NULL},
+    {"limits.timeout", PK_SCALAR, K_TIMEOUT, "0", NULL},
+    {"limits.enforce", PK_SCALAR, K_ENFORCE, "strict", NULL},
+    {"pam", PK_SECTION, K_NONE, NULL, NULL},
+    {"pam.services", PK_LIST, K_SERVICE, NULL, def_services},
 };
 
 const char *const policy_keys[] = {
-	"shell", "hostname", "agents",
-	"project.path", "project.roots", "project.target", "project.readonly",
-	"project.protect", "home.path",
-	"filesystem.root", "filesystem.hide", "filesystem.readonly",
-	"filesystem.readwrite", "filesystem.tmp_size",
-	"env.pass", "env.set", "env.secret", "env.secret.file",
-	"network.mode", "network.allow", "network.deny", "network.allow_cidr",
-	"network.ports", "network.transparent", "network.resolver",
-	"network.proxy_port",
-	"limits.memory", "limits.pids", "limits.cpu", "limits.nofile",
-	"limits.fsize", "limits.timeout", "limits.enforce",
-	"pam.services",
-	NULL,
+    "shell",
+    "hostname",
+    "agents",
+    "project.path",
+    "project.roots",
+    "project.target",
+    "project.readonly",
+    "project.protect",
+    "home.path",
+    "filesystem.root",
+    "filesystem.hide",
+    "filesystem.readonly",
+    "filesystem.readwrite",
+    "filesystem.tmp_size",
+    "env.pass",
+    "env.set",
+    "env.secret",
+    "env.secret.file",
+    "network.mode",
+    "network.allow",
+    "network.deny",
+    "network.allow_cidr",
+    "network.ports",
+    "network.transparent",
+    "network.resolver",
+    "network.proxy_port",
+    "limits.memory",
+    "limits.pids",
+    "limits.cpu",
+    "limits.nofile",
+    "limits.fsize",
+    "limits.timeout",
+    "limits.enforce",
+    "pam.services",
+    NULL,
 };
 
 /* "env.secret.NAME.file" -> "env.secret.file" */
@@ -179,35 +239,35 @@ policy_key_kind(const char *dotted)
 
 /* ---- parse state ---------------------------------------------------- */
 
-struct slot {			/* element origins of one libconfuse option */
+struct slot { /* element origins of one libconfuse option */
 	const cfg_opt_t *opt;
-	char	**org;
-	size_t	  n;
+	char **org;
+	size_t n;
 };
 
-struct assign {			/* where a key was last assigned */
-	char	*key;
-	char	*origin;
+struct assign { /* where a key was last assigned */
+	char *key;
+	char *origin;
 };
 
 struct policy_parse {
-	cfg_t	*cfg;
+	cfg_t *cfg;
 	const char *user, *home;
 	struct policy_errs *errs;
-	const char *fname;		/* file being parsed */
-	struct policy_lexctx *lx;	/* its pre-scan */
-	size_t	 file_errs0;		/* errs->n when the file started */
-	bool	 failed;		/* a file failed to parse */
-	bool	 allow_dollar;
+	const char *fname; /* file being parsed */
+	struct policy_lexctx *lx; /* its pre-scan */
+	size_t file_errs0; /* errs->n when the file started */
+	bool failed; /* a file failed to parse */
+	bool allow_dollar;
 	struct slot *slots;
-	size_t	 nslots;
+	size_t nslots;
 	struct assign *asg;
-	size_t	 nasg;
-	char   **files;
-	size_t	 nfiles;
-	char	*scratch;		/* canonical value for libconfuse */
-	char	 why[160];		/* dynamic reason text */
-	struct aisb_policy *p;		/* being built (finish) */
+	size_t nasg;
+	char **files;
+	size_t nfiles;
+	char *scratch; /* canonical value for libconfuse */
+	char why[160]; /* dynamic reason text */
+	struct aisb_policy *p; /* being built (finish) */
 	struct policy_prov *prov;
 };
 
@@ -243,7 +303,7 @@ expand(struct policy_parse *ps, const char *in, char **out, const char **why)
 		return -ENOMEM;
 	for (s = in; *s; s++) {
 		const char *add = NULL;
-		char one[2] = { *s, 0 };
+		char one[2] = {*s, 0};
 		size_t al;
 
 		if (*s != '%') {
@@ -254,7 +314,8 @@ expand(struct policy_parse *ps, const char *in, char **out, const char **why)
 		} else if (s[1] == 'h') {
 			if (ps->home == NULL) {
 				free(o);
-				*why = "%h used, but the user's home is unknown";
+				*why =
+				    "%h used, but the user's home is unknown";
 				return -EINVAL;
 			}
 			add = ps->home;
@@ -368,7 +429,7 @@ parse_u64(const char *s, uint64_t *v)
 	if (*s < '0' || *s > '9')
 		return -EINVAL;
 	if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
-		return -EINVAL;		/* no octal-looking numbers */
+		return -EINVAL; /* no octal-looking numbers */
 	for (; *s >= '0' && *s <= '9'; s++) {
 		if (x > (UINT64_MAX - 9) / 10)
 			return -ERANGE;
@@ -380,7 +441,7 @@ parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
-#define SIZE_MAX_BYTES	(1ULL << 50)	/* 1P: above any real limit */
+#define SIZE_MAX_BYTES (1ULL << 50) /* 1P: above any real limit */
 
 static int
 parse_size(const char *in, uint64_t *v, const char **why)
@@ -392,23 +453,37 @@ parse_size(const char *in, uint64_t *v, const char **why)
 
 	if (n == 0 || n >= sizeof(num)) {
 		*why = "not a size (a number with an optional K, M, G or T "
-		    "suffix, e.g. \"4G\")";
+		       "suffix, e.g. \"4G\")";
 		return -EINVAL;
 	}
 	memcpy(num, in, n + 1);
 	switch (num[n - 1]) {
-	case 'K': case 'k': mul = 1ULL << 10; break;
-	case 'M': case 'm': mul = 1ULL << 20; break;
-	case 'G': case 'g': mul = 1ULL << 30; break;
-	case 'T': case 't': mul = 1ULL << 40; break;
-	default: break;
+	case 'K':
+	case 'k':
+		mul = 1ULL << 10;
+		break;
+	case 'M':
+	case 'm':
+		mul = 1ULL << 20;
+		break;
+	case 'G':
+	case 'g':
+		mul = 1ULL << 30;
+		break;
+	case 'T':
+	case 't':
+		mul = 1ULL << 40;
+		break;
+	default:
+		break;
 	}
 	if (mul != 1)
 		num[n - 1] = '\0';
 	r = parse_u64(num, &x);
 	if (r < 0 || x > SIZE_MAX_BYTES / mul || x * mul > SIZE_MAX_BYTES) {
 		*why = r == -EINVAL ? "not a size (a number with an optional "
-		    "K, M, G or T suffix, e.g. \"4G\")" : "size above 1P";
+		                      "K, M, G or T suffix, e.g. \"4G\")"
+		                    : "size above 1P";
 		return -EINVAL;
 	}
 	*v = x * mul;
@@ -459,7 +534,7 @@ env_name_ok(const char *s, bool glob)
 		return false;
 	for (; *s; s++)
 		if (!(isalnum((unsigned char)*s) || *s == '_' ||
-		    (glob && (*s == '*' || *s == '?'))))
+		        (glob && (*s == '*' || *s == '?'))))
 			return false;
 	return true;
 }
@@ -473,7 +548,7 @@ name_ok(const char *s, size_t max)
 		return false;
 	for (; *s; s++)
 		if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '-' ||
-		    *s == '.'))
+		        *s == '.'))
 			return false;
 	return true;
 }
@@ -491,7 +566,7 @@ parse_hostrule(const char *in, char *host, uint16_t *ports, size_t *nports,
 	if (hostpat_is_ip_literal(in, strlen(in)) ||
 	    hostpat_is_ip_literal(in, hlen)) {
 		*why = "an IP address, not a host name (addresses go in "
-		    "network.allow_cidr)";
+		       "network.allow_cidr)";
 		return -EINVAL;
 	}
 	r = hostpat_canon(in, hlen, true, host, why);
@@ -534,8 +609,8 @@ parse_hostrule(const char *in, char *host, uint16_t *ports, size_t *nports,
 }
 
 static int
-parse_resolver(const char *in, int *family, uint8_t addr[16],
-    uint16_t *port, char *canon, size_t clen, const char **why)
+parse_resolver(const char *in, int *family, uint8_t addr[16], uint16_t *port,
+    char *canon, size_t clen, const char **why)
 {
 	char a[INET6_ADDRSTRLEN + 2], txt[INET6_ADDRSTRLEN];
 	const char *ps = NULL, *colon;
@@ -601,8 +676,8 @@ parse_resolver(const char *in, int *family, uint8_t addr[16],
 static int
 parse_bool(const char *in, bool *b)
 {
-	static const char *const t[] = { "true", "yes", "on" };
-	static const char *const f[] = { "false", "no", "off" };
+	static const char *const t[] = {"true", "yes", "on"};
+	static const char *const f[] = {"false", "no", "off"};
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
@@ -663,8 +738,10 @@ check_value(struct policy_parse *ps, enum kind k, const char *in, char **out,
 			return r;
 		r = check_path(x, false, k == K_GLOBX, out, why);
 		if (r < 0 && *why != NULL && strchr(in, '%') != NULL) {
-			snprintf(ps->why, sizeof(ps->why), "after %%u/%%h "
-			    "expansion: %s", *why);
+			snprintf(ps->why, sizeof(ps->why),
+			    "after %%u/%%h "
+			    "expansion: %s",
+			    *why);
 			*why = ps->why;
 		}
 		return r;
@@ -673,7 +750,7 @@ check_value(struct policy_parse *ps, enum kind k, const char *in, char **out,
 		    hostpat_canon(in, strlen(in), false, buf, why) < 0) {
 			if (*why == NULL || strlen(in) > 64)
 				*why = "not a host name (letters, digits, '-' "
-				    "and '.', at most 64 bytes)";
+				       "and '.', at most 64 bytes)";
 			return -EINVAL;
 		}
 		return (*out = strdup(buf)) ? 0 : -ENOMEM;
@@ -709,9 +786,12 @@ check_value(struct policy_parse *ps, enum kind k, const char *in, char **out,
 	case K_PIDS:
 	case K_NOFILE:
 	case K_TIMEOUT:
-		if (parse_count(in, k == K_PIDS ? 4194304 : k == K_NOFILE ?
-		    1048576 : k == K_TIMEOUT ? 315360000 : UINT32_MAX, &v, why,
-		    ps->why, sizeof(ps->why)) < 0)
+		if (parse_count(in,
+		        k == K_PIDS          ? 4194304
+		            : k == K_NOFILE  ? 1048576
+		            : k == K_TIMEOUT ? 315360000
+		                             : UINT32_MAX,
+		        &v, why, ps->why, sizeof(ps->why)) < 0)
 			return -EINVAL;
 		break;
 	case K_PCT: {
@@ -723,8 +803,8 @@ check_value(struct policy_parse *ps, enum kind k, const char *in, char **out,
 		}
 		memcpy(buf, in, n - 1);
 		buf[n - 1] = '\0';
-		if (parse_count(buf, 102400, &v, why, ps->why,
-		    sizeof(ps->why)) < 0)
+		if (parse_count(
+		        buf, 102400, &v, why, ps->why, sizeof(ps->why)) < 0)
 			return -EINVAL;
 		snprintf(buf, sizeof(buf), "%llu%%", (unsigned long long)v);
 		return (*out = strdup(buf)) ? 0 : -ENOMEM;
@@ -756,7 +836,7 @@ check_value(struct policy_parse *ps, enum kind k, const char *in, char **out,
 	case K_ENVGLOB:
 		if (!env_name_ok(in, true)) {
 			*why = "not an environment name or glob "
-			    "([A-Za-z_][A-Za-z0-9_]*, with * or ?)";
+			       "([A-Za-z_][A-Za-z0-9_]*, with * or ?)";
 			return -EINVAL;
 		}
 		break;
@@ -767,8 +847,8 @@ check_value(struct policy_parse *ps, enum kind k, const char *in, char **out,
 			*why = "not NAME=value";
 			return -EINVAL;
 		}
-		memcpy(buf, in, (size_t)(eq - in) < sizeof(buf) ?
-		    (size_t)(eq - in) : 0);
+		memcpy(buf, in,
+		    (size_t)(eq - in) < sizeof(buf) ? (size_t)(eq - in) : 0);
 		buf[(size_t)(eq - in) < sizeof(buf) ? eq - in : 0] = '\0';
 		if (!env_name_ok(buf, false)) {
 			*why = "not NAME=value (NAME: [A-Za-z_][A-Za-z0-9_]*)";
@@ -797,8 +877,8 @@ check_value(struct policy_parse *ps, enum kind k, const char *in, char **out,
 		int fam;
 		uint8_t a[16];
 
-		if (parse_resolver(in, &fam, a, &port, buf, sizeof(buf),
-		    why) < 0)
+		if (parse_resolver(in, &fam, a, &port, buf, sizeof(buf), why) <
+		    0)
 			return -EINVAL;
 		return (*out = strdup(buf)) ? 0 : -ENOMEM;
 	}
@@ -918,7 +998,7 @@ static void
 verr(struct policy_parse *ps, int line, const char *key, const char *why)
 {
 	if (ps->lx != NULL && policy_lex_bad_line(ps->lx, line))
-		return;		/* the pre-scan already said it */
+		return; /* the pre-scan already said it */
 	policy_err(ps->errs, "%s:%d: %s: %s", ps->fname, line, key, why);
 }
 
@@ -939,7 +1019,8 @@ on_value(cfg_t *cfg, cfg_opt_t *opt, const char *value, void *result)
 	dotted(cfg, opt, key, sizeof(key));
 	idx = opt->nvalues ? opt->nvalues - 1 : 0;
 	if (opt < cfg->opts || opt >= cfg->opts + nopts(cfg)) {
-		verr(ps, cfg->line, opt->name, "'|' key paths are not "
+		verr(ps, cfg->line, opt->name,
+		    "'|' key paths are not "
 		    "supported: write sections");
 		return 0;
 	}
@@ -992,8 +1073,10 @@ on_error(cfg_t *cfg, const char *fmt, va_list ap)
 		policy_err(ps->errs, "%s:%d: %s%s%s: unknown key", ps->fname,
 		    cfg->line, sec ? sec : "", sec ? "." : "", arg);
 	else if (sscanf(msg, "found duplicate title '%255[^']'", arg) == 1)
-		policy_err(ps->errs, "%s:%d: env.secret.%s: secret defined "
-		    "twice", ps->fname, cfg->line, arg);
+		policy_err(ps->errs,
+		    "%s:%d: env.secret.%s: secret defined "
+		    "twice",
+		    ps->fname, cfg->line, arg);
 	else
 		policy_err(ps->errs, "%s:%d: %s%ssyntax error: %s", ps->fname,
 		    cfg->line, sec ? sec : "", sec ? ": " : "", msg);
@@ -1001,45 +1084,33 @@ on_error(cfg_t *cfg, const char *fmt, va_list ap)
 
 /* ---- the libconfuse schema ------------------------------------------ */
 
-#define S(n)	CFG_STR_CB(n, NULL, CFGF_NODEFAULT, on_value)
-#define L(n)	CFG_STR_LIST_CB(n, NULL, CFGF_NODEFAULT, on_value)
+#define S(n) CFG_STR_CB(n, NULL, CFGF_NODEFAULT, on_value)
+#define L(n) CFG_STR_LIST_CB(n, NULL, CFGF_NODEFAULT, on_value)
 
 static cfg_opt_t project_opts[] = {
-	S("path"), L("roots"), S("target"), S("readonly"), L("protect"),
-	CFG_END()
-};
-static cfg_opt_t home_opts[] = { S("path"), CFG_END() };
-static cfg_opt_t fs_opts[] = {
-	S("root"), L("hide"), L("readonly"), L("readwrite"), S("tmp_size"),
-	CFG_END()
-};
-static cfg_opt_t secret_opts[] = { S("file"), CFG_END() };
-static cfg_opt_t env_opts[] = {
-	L("pass"), L("set"),
-	CFG_SEC("secret", secret_opts,
-	    CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
-	CFG_END()
-};
-static cfg_opt_t net_opts[] = {
-	S("mode"), L("allow"), L("deny"), L("allow_cidr"), L("ports"),
-	S("transparent"), S("resolver"), S("proxy_port"), CFG_END()
-};
-static cfg_opt_t limits_opts[] = {
-	S("memory"), S("pids"), S("cpu"), S("nofile"), S("fsize"),
-	S("timeout"), S("enforce"), CFG_END()
-};
-static cfg_opt_t pam_opts[] = { L("services"), CFG_END() };
-static cfg_opt_t root_opts[] = {
-	S("shell"), S("hostname"), L("agents"),
-	CFG_SEC("project", project_opts, CFGF_NONE),
-	CFG_SEC("home", home_opts, CFGF_NONE),
-	CFG_SEC("filesystem", fs_opts, CFGF_NONE),
-	CFG_SEC("env", env_opts, CFGF_NONE),
-	CFG_SEC("network", net_opts, CFGF_NONE),
-	CFG_SEC("limits", limits_opts, CFGF_NONE),
-	CFG_SEC("pam", pam_opts, CFGF_NONE),
-	CFG_END()
-};
+    S("path"), L("roots"), S("target"), S("readonly"), L("protect"), CFG_END()};
+static cfg_opt_t home_opts[] = {S("path"), CFG_END()};
+static cfg_opt_t fs_opts[] = {S("root"), L("hide"), L("readonly"),
+    L("readwrite"), S("tmp_size"), CFG_END()};
+static cfg_opt_t secret_opts[] = {S("file"), CFG_END()};
+static cfg_opt_t env_opts[] = {L("pass"), L("set"),
+    CFG_SEC(
+        "secret", secret_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+    CFG_END()};
+static cfg_opt_t net_opts[] = {S("mode"), L("allow"), L("deny"),
+    L("allow_cidr"), L("ports"), S("transparent"), S("resolver"),
+    S("proxy_port"), CFG_END()};
+static cfg_opt_t limits_opts[] = {S("memory"), S("pids"), S("cpu"), S("nofile"),
+    S("fsize"), S("timeout"), S("enforce"), CFG_END()};
+static cfg_opt_t pam_opts[] = {L("services"), CFG_END()};
+static cfg_opt_t root_opts[] = {S("shell"), S("hostname"), L("agents"),
+    CFG_SEC("project", project_opts, CFGF_NONE),
+    CFG_SEC("home", home_opts, CFGF_NONE),
+    CFG_SEC("filesystem", fs_opts, CFGF_NONE),
+    CFG_SEC("env", env_opts, CFGF_NONE),
+    CFG_SEC("network", net_opts, CFGF_NONE),
+    CFG_SEC("limits", limits_opts, CFGF_NONE),
+    CFG_SEC("pam", pam_opts, CFGF_NONE), CFG_END()};
 
 /* ---- parse ------------------------------------------------------------ */
 
@@ -1070,12 +1141,12 @@ policy_parse_allow_dollar(struct policy_parse *ps)
 }
 
 int
-policy_parse_text(struct policy_parse *ps, const char *name,
-    const char *text, size_t len)
+policy_parse_text(
+    struct policy_parse *ps, const char *name, const char *text, size_t len)
 {
 	struct policy_lexctx lx;
 	_cleanup_free_ char *blank = NULL;
-	char *empty_env[1] = { NULL }, **saved_env, **nf;
+	char *empty_env[1] = {NULL}, **saved_env, **nf;
 	size_t nerr, before = ps->errs->n;
 	FILE *f;
 	int r;
@@ -1083,8 +1154,10 @@ policy_parse_text(struct policy_parse *ps, const char *name,
 	if (ps->failed)
 		return -EINVAL;
 	if (len > POLICY_MAX_FILE) {
-		policy_err(ps->errs, "%s: larger than %d bytes: not a policy "
-		    "file", name, POLICY_MAX_FILE);
+		policy_err(ps->errs,
+		    "%s: larger than %d bytes: not a policy "
+		    "file",
+		    name, POLICY_MAX_FILE);
 		ps->failed = true;
 		return -EINVAL;
 	}
@@ -1173,10 +1246,10 @@ policy_parse_free(struct policy_parse *ps)
 
 /* The final values of one key: canonical strings and their origins. */
 struct vals {
-	char   **v;
-	char   **org;
-	size_t	 n;
-	const char *origin;	/* of the key */
+	char **v;
+	char **org;
+	size_t n;
+	const char *origin; /* of the key */
 };
 
 static void
@@ -1253,8 +1326,8 @@ gather(struct policy_parse *ps, const struct keydef *kd, struct vals *vs)
 		vs->origin = org;
 		for (i = 0; i < n; i++) {
 			const char *v = cfg_opt_getnstr(opt, (unsigned)i);
-			const char *o = sl && i < sl->n && sl->org[i] ?
-			    sl->org[i] : org;
+			const char *o =
+			    sl && i < sl->n && sl->org[i] ? sl->org[i] : org;
 
 			if (v != NULL && (r = vals_add(vs, v, o)) < 0)
 				return r;
@@ -1270,7 +1343,8 @@ gather(struct policy_parse *ps, const struct keydef *kd, struct vals *vs)
 			break;
 		r = check_value(ps, kd->kind, d, &c, &why);
 		if (r < 0) {
-			policy_err(ps->errs, "default: %s: %s (the default "
+			policy_err(ps->errs,
+			    "default: %s: %s (the default "
 			    "needs a value for %%u or %%h; set the key)",
 			    kd->key, why ? why : "invalid");
 			return r;
@@ -1348,7 +1422,7 @@ hostrules(const struct vals *vs, struct aisb_hostrule **out, size_t *n)
 	*out = calloc(vs->n + 1, sizeof(**out));
 	if (*out == NULL)
 		return -ENOMEM;
-	*n = vs->n;	/* zeroed entries free cleanly on failure */
+	*n = vs->n; /* zeroed entries free cleanly on failure */
 	for (i = 0; i < vs->n; i++) {
 		struct aisb_hostrule *h = &(*out)[i];
 		char host[HOST_MAX + 1];
@@ -1427,8 +1501,8 @@ apply(struct policy_parse *ps, const struct keydef *kd, const struct vals *vs)
 	if (IS("env.set"))
 		return strv_set(&p->env.set, vs);
 	if (IS("network.mode")) {
-		p->net.mode = strcmp(v, "none") == 0 ? AISB_NET_NONE :
-		    AISB_NET_GATED;
+		p->net.mode =
+		    strcmp(v, "none") == 0 ? AISB_NET_NONE : AISB_NET_GATED;
 		return 0;
 	}
 	if (IS("network.allow"))
@@ -1440,8 +1514,8 @@ apply(struct policy_parse *ps, const struct keydef *kd, const struct vals *vs)
 		if (p->net.allow_cidr == NULL)
 			return -ENOMEM;
 		for (i = 0; i < vs->n; i++)
-			if (cidr_parse(vs->v[i], &p->net.allow_cidr[i],
-			    &why) < 0)
+			if (cidr_parse(vs->v[i], &p->net.allow_cidr[i], &why) <
+			    0)
 				return -EINVAL;
 		p->net.nallow_cidr = vs->n;
 		return 0;
@@ -1464,8 +1538,8 @@ apply(struct policy_parse *ps, const struct keydef *kd, const struct vals *vs)
 		char canon[INET6_ADDRSTRLEN + 16];
 
 		if (parse_resolver(v, &p->net.resolver_family,
-		    p->net.resolver_addr, &p->net.resolver_port, canon,
-		    sizeof(canon), &why) < 0)
+		        p->net.resolver_addr, &p->net.resolver_port, canon,
+		        sizeof(canon), &why) < 0)
 			return -EINVAL;
 		return (p->net.resolver = strdup(canon)) ? 0 : -ENOMEM;
 	}
@@ -1496,8 +1570,9 @@ apply(struct policy_parse *ps, const struct keydef *kd, const struct vals *vs)
 		return 0;
 	}
 	if (IS("limits.enforce")) {
-		p->limits.enforce = strcmp(v, "best-effort") == 0 ?
-		    AISB_ENFORCE_BEST_EFFORT : AISB_ENFORCE_STRICT;
+		p->limits.enforce = strcmp(v, "best-effort") == 0
+		    ? AISB_ENFORCE_BEST_EFFORT
+		    : AISB_ENFORCE_STRICT;
 		return 0;
 	}
 	if (IS("pam.services"))
@@ -1525,7 +1600,7 @@ secrets(struct policy_parse *ps)
 		const char *file, *org, *forg;
 		cfg_opt_t *fo;
 		struct slot *sl;
-		struct vals vs = { 0 };
+		struct vals vs = {0};
 
 		if (s == NULL || title == NULL)
 			continue;
@@ -1535,17 +1610,18 @@ secrets(struct policy_parse *ps)
 			org = "?";
 		last = org;
 		if (!env_name_ok(title, false)) {
-			policy_err(ps->errs, "%s: env.secret: '%s' is not an "
-			    "environment name ([A-Za-z_][A-Za-z0-9_]*)", org,
-			    title);
+			policy_err(ps->errs,
+			    "%s: env.secret: '%s' is not an "
+			    "environment name ([A-Za-z_][A-Za-z0-9_]*)",
+			    org, title);
 			bad++;
 			continue;
 		}
 		fo = cfg_getopt(s, "file");
 		file = fo && cfg_opt_size(fo) ? cfg_opt_getnstr(fo, 0) : NULL;
 		if (file == NULL) {
-			policy_err(ps->errs, "%s: %s: 'file' is required", org,
-			    key);
+			policy_err(
+			    ps->errs, "%s: %s: 'file' is required", org, key);
 			bad++;
 			continue;
 		}
@@ -1566,11 +1642,11 @@ secrets(struct policy_parse *ps)
 			return r;
 	}
 	{
-		struct vals vs = { 0 };
+		struct vals vs = {0};
 
 		vs.origin = last ? last : "default";
-		if ((r = prov_add(ps->prov, "env.secret", &vs, false,
-		    NULL)) < 0)
+		if ((r = prov_add(ps->prov, "env.secret", &vs, false, NULL)) <
+		    0)
 			return r;
 	}
 	return bad ? -EINVAL : 0;
@@ -1584,7 +1660,8 @@ cross_check(struct policy_parse *ps)
 	int bad = 0;
 
 	if (p->net.proxy_port == 53 || p->net.proxy_port == AISB_CAPTURE_PORT) {
-		policy_err(ps->errs, "%s: network.proxy_port: %u is used by "
+		policy_err(ps->errs,
+		    "%s: network.proxy_port: %u is used by "
 		    "the gate itself (DNS 53, capture %d)",
 		    policy_origin(p, "network.proxy_port"),
 		    (unsigned)p->net.proxy_port, AISB_CAPTURE_PORT);
@@ -1626,8 +1703,8 @@ policy_parse_finish(struct policy_parse *ps, struct aisb_policy **ret)
 		if (r == 0)
 			r = apply(ps, kd, &vs);
 		if (r == 0)
-			r = prov_add(p->prov, kd->key, &vs,
-			    kd->type == PK_LIST, NULL);
+			r = prov_add(
+			    p->prov, kd->key, &vs, kd->type == PK_LIST, NULL);
 		vals_free(&vs);
 		if (r == -ENOMEM)
 			goto fail;
@@ -1646,7 +1723,7 @@ policy_parse_finish(struct policy_parse *ps, struct aisb_policy **ret)
 	}
 	for (i = 0; i < ps->nfiles; i++)
 		if ((p->prov->files[p->prov->nfiles++] =
-		    strdup(ps->files[i])) == NULL) {
+		            strdup(ps->files[i])) == NULL) {
 			r = -ENOMEM;
 			goto fail;
 		}
@@ -1654,7 +1731,8 @@ policy_parse_finish(struct policy_parse *ps, struct aisb_policy **ret)
 		bad++;
 	if (bad > 0 || ps->errs->n > 0) {
 		if (ps->errs->n == 0)
-			policy_err(ps->errs, "policy: internal error while "
+			policy_err(ps->errs,
+			    "policy: internal error while "
 			    "building the policy");
 		r = -EINVAL;
 		goto fail;
@@ -1734,8 +1812,7 @@ policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
 		home = lookup_home(opts->user);
 	conf = opts->conf_path ? opts->conf_path : AISB_CONF_PATH;
 	udir = opts->users_dir ? opts->users_dir : AISB_USERS_DIR;
-	ps = policy_parse_new(opts->user, opts->home ? opts->home : home,
-	    errs);
+	ps = policy_parse_new(opts->user, opts->home ? opts->home : home, errs);
 	if (ps == NULL)
 		return -ENOMEM;
 	r = policy_trust_read(conf, opts->trusted_uid, false, &buf, &len, errs);
@@ -1751,8 +1828,10 @@ policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
 		const char *u = opts->user;
 
 		if (strchr(u, '/') != NULL || u[0] == '.') {
-			policy_err(errs, "policy: user name '%s' cannot name a "
-			    "file in %s", u, udir);
+			policy_err(errs,
+			    "policy: user name '%s' cannot name a "
+			    "file in %s",
+			    u, udir);
 			r = -EINVAL;
 			goto out;
 		}
@@ -1761,8 +1840,8 @@ policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
 			r = -ENOMEM;
 			goto out;
 		}
-		r = policy_trust_read(upath, opts->trusted_uid, true, &buf,
-		    &len, errs);
+		r = policy_trust_read(
+		    upath, opts->trusted_uid, true, &buf, &len, errs);
 		if (r == 0)
 			r = policy_parse_text(ps, upath, buf, len);
 		else if (r == -ENOENT)
@@ -1923,7 +2002,8 @@ policy_is_agent(const struct aisb_policy *p, const char *user)
 		}
 		if (!have_groups) {
 			if (getpwnam_r(user, &pw, pbuf, sizeof(pbuf), &pwr) !=
-			    0 || pwr == NULL)
+			        0 ||
+			    pwr == NULL)
 				return false;
 			/* Too many groups to list: fail towards "agent". */
 			if (getgrouplist(user, pw.pw_gid, groups, &ngroups) < 0)

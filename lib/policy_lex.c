@@ -17,33 +17,40 @@
 #include "policy_internal.h"
 
 enum {
-	T_EOF, T_STR, T_LBRACE, T_RBRACE, T_EQ, T_PLUSEQ, T_COMMA, T_BAD,
+	T_EOF,
+	T_STR,
+	T_LBRACE,
+	T_RBRACE,
+	T_EQ,
+	T_PLUSEQ,
+	T_COMMA,
+	T_BAD,
 };
 
-#define F_DOLLAR	1	/* '$' outside single quotes */
-#define F_NULESC	2	/* "\0" or "\x0" in a double-quoted string */
-#define F_UNTERM	4	/* unterminated string */
-#define F_SLASH		8	/* "//" or "/ *" inside an unquoted value */
+#define F_DOLLAR 1 /* '$' outside single quotes */
+#define F_NULESC 2 /* "\0" or "\x0" in a double-quoted string */
+#define F_UNTERM 4 /* unterminated string */
+#define F_SLASH 8 /* "//" or "/ *" inside an unquoted value */
 
 struct tok {
-	int	 t;
-	int	 line;		/* where it starts */
-	int	 fline;		/* where the flagged character is */
-	int	 flags;
-	char	 bad;		/* T_BAD: the character */
-	const char *s;		/* T_STR: text, raw */
-	size_t	 len;
+	int t;
+	int line; /* where it starts */
+	int fline; /* where the flagged character is */
+	int flags;
+	char bad; /* T_BAD: the character */
+	const char *s; /* T_STR: text, raw */
+	size_t len;
 };
 
 struct lexer {
 	struct policy_lexctx *lx;
 	const char *p, *end;
-	char	*blank;		/* output: same offsets as the input */
+	char *blank; /* output: same offsets as the input */
 	const char *base;
-	int	 line;
-	size_t	 nerr;
-	struct tok la[3];	/* lookahead */
-	int	 nla;
+	int line;
+	size_t nerr;
+	struct tok la[3]; /* lookahead */
+	int nla;
 };
 
 static void
@@ -56,12 +63,14 @@ mark_bad(struct lexer *L, int line)
 		lx->bad_lines[lx->nbad++] = line;
 }
 
-#define lerr(L, line, ...) do { \
-	char _m[1024]; \
-	snprintf(_m, sizeof(_m), __VA_ARGS__); \
-	policy_err((L)->lx->errs, "%s:%d: %s", (L)->lx->name, (line), _m); \
-	mark_bad((L), (line)); \
-} while (0)
+#define lerr(L, line, ...)                                                     \
+	do {                                                                   \
+		char _m[1024];                                                 \
+		snprintf(_m, sizeof(_m), __VA_ARGS__);                         \
+		policy_err(                                                    \
+		    (L)->lx->errs, "%s:%d: %s", (L)->lx->name, (line), _m);    \
+		mark_bad((L), (line));                                         \
+	} while (0)
 
 bool
 policy_lex_bad_line(const struct policy_lexctx *lx, int line)
@@ -80,7 +89,7 @@ join(char *dst, size_t n, const char *a, const char *b, const char *c,
     size_t clen)
 {
 	size_t o = 0;
-	const char *parts[3] = { a, b, c };
+	const char *parts[3] = {a, b, c};
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
@@ -124,8 +133,8 @@ scan(struct lexer *L, struct tok *t)
 	memset(t, 0, sizeof(*t));
 again:
 	p = L->p;
-	while (p < L->end && (*p == ' ' || *p == '\t' || *p == '\r' ||
-	    *p == '\n')) {
+	while (p < L->end &&
+	    (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
 		if (*p == '\n')
 			L->line++;
 		p++;
@@ -167,10 +176,22 @@ again:
 		goto again;
 	}
 	switch (*p) {
-	case '{': t->t = T_LBRACE; L->p = p + 1; return;
-	case '}': t->t = T_RBRACE; L->p = p + 1; return;
-	case '=': t->t = T_EQ; L->p = p + 1; return;
-	case ',': t->t = T_COMMA; L->p = p + 1; return;
+	case '{':
+		t->t = T_LBRACE;
+		L->p = p + 1;
+		return;
+	case '}':
+		t->t = T_RBRACE;
+		L->p = p + 1;
+		return;
+	case '=':
+		t->t = T_EQ;
+		L->p = p + 1;
+		return;
+	case ',':
+		t->t = T_COMMA;
+		L->p = p + 1;
+		return;
 	case '+':
 		if (p + 1 < L->end && p[1] == '=') {
 			t->t = T_PLUSEQ;
@@ -178,7 +199,9 @@ again:
 			return;
 		}
 		/* FALLTHROUGH */
-	case '(': case ')': case '*':
+	case '(':
+	case ')':
+	case '*':
 		t->t = T_BAD;
 		t->bad = *p;
 		L->p = p + 1;
@@ -197,13 +220,16 @@ again:
 				if (*e == '\n')
 					L->line++;
 				/* \0, \00, \000 (octal zero), \x0, \x00 */
-				if (*e == '0' && (e + 1 >= L->end ||
-				    e[1] < '1' || e[1] > '7'))
+				if (*e == '0' &&
+				    (e + 1 >= L->end || e[1] < '1' ||
+				        e[1] > '7'))
 					flag(t, F_NULESC, L->line);
-				if (*e == 'x' && e + 1 < L->end && e[1] == '0' &&
+				if (*e == 'x' && e + 1 < L->end &&
+				    e[1] == '0' &&
 				    (e + 2 >= L->end || e[2] == '0' ||
-				    strchr("0123456789abcdefABCDEF", e[2]) ==
-				    NULL || e[2] == '\0'))
+				        strchr("0123456789abcdefABCDEF",
+				            e[2]) == NULL ||
+				        e[2] == '\0'))
 					flag(t, F_NULESC, L->line);
 				p += 2;
 				continue;
@@ -293,8 +319,10 @@ check_value(struct lexer *L, const struct tok *t, const char *key)
 {
 	if (t->t == T_BAD) {
 		if (t->bad == '*')
-			lerr(L, t->line, "%s: '*' must be inside quotes "
-			    "(\"*.example.org\")", key);
+			lerr(L, t->line,
+			    "%s: '*' must be inside quotes "
+			    "(\"*.example.org\")",
+			    key);
 		else
 			lerr(L, t->line, "%s: unexpected '%c'", key, t->bad);
 		return;
@@ -302,32 +330,50 @@ check_value(struct lexer *L, const struct tok *t, const char *key)
 	if (t->t != T_STR)
 		return;
 	if ((t->flags & F_DOLLAR) && !L->lx->allow_dollar)
-		lerr(L, t->fline, "%s: '$' outside single quotes: variable "
+		lerr(L, t->fline,
+		    "%s: '$' outside single quotes: variable "
 		    "expansion is not supported (write '...' for a "
-		    "literal '$')", key);
+		    "literal '$')",
+		    key);
 	if (t->flags & F_NULESC)
 		lerr(L, t->fline, "%s: NUL escape in a string", key);
 	if (t->flags & F_UNTERM)
 		lerr(L, t->line, "%s: unterminated string", key);
 	if (t->flags & F_SLASH)
-		lerr(L, t->fline, "%s: '//' or '/*' in an unquoted value: "
-		    "put the value in quotes", key);
+		lerr(L, t->fline,
+		    "%s: '//' or '/*' in an unquoted value: "
+		    "put the value in quotes",
+		    key);
 }
 
 static void
 tokname(const struct tok *t, char *buf, size_t len)
 {
 	switch (t->t) {
-	case T_EOF: snprintf(buf, len, "end of file"); break;
-	case T_LBRACE: snprintf(buf, len, "'{'"); break;
-	case T_RBRACE: snprintf(buf, len, "'}'"); break;
-	case T_EQ: snprintf(buf, len, "'='"); break;
-	case T_PLUSEQ: snprintf(buf, len, "'+='"); break;
-	case T_COMMA: snprintf(buf, len, "','"); break;
-	case T_BAD: snprintf(buf, len, "'%c'", t->bad); break;
+	case T_EOF:
+		snprintf(buf, len, "end of file");
+		break;
+	case T_LBRACE:
+		snprintf(buf, len, "'{'");
+		break;
+	case T_RBRACE:
+		snprintf(buf, len, "'}'");
+		break;
+	case T_EQ:
+		snprintf(buf, len, "'='");
+		break;
+	case T_PLUSEQ:
+		snprintf(buf, len, "'+='");
+		break;
+	case T_COMMA:
+		snprintf(buf, len, "','");
+		break;
+	case T_BAD:
+		snprintf(buf, len, "'%c'", t->bad);
+		break;
 	default:
-		snprintf(buf, len, "'%.*s'", t->len > 40 ? 40 : (int)t->len,
-		    t->s);
+		snprintf(
+		    buf, len, "'%.*s'", t->len > 40 ? 40 : (int)t->len, t->s);
 	}
 }
 
@@ -336,8 +382,7 @@ tokname(const struct tok *t, char *buf, size_t len)
 
 /* Skip the value of an assignment: one token or a { ... } list. */
 static void
-value(struct lexer *L, const char *key, int kline, bool report,
-    bool *was_list)
+value(struct lexer *L, const char *key, int kline, bool report, bool *was_list)
 {
 	struct tok t;
 	char what[64];
@@ -351,8 +396,10 @@ value(struct lexer *L, const char *key, int kline, bool report,
 	}
 	if (t.t != T_LBRACE) {
 		tokname(&t, what, sizeof(what));
-		lerr(L, t.t == T_EOF ? kline : t.line, "%s: expected a value, "
-		    "found %s", key, what);
+		lerr(L, t.t == T_EOF ? kline : t.line,
+		    "%s: expected a value, "
+		    "found %s",
+		    key, what);
 		return;
 	}
 	*was_list = true;
@@ -379,8 +426,7 @@ value(struct lexer *L, const char *key, int kline, bool report,
 }
 
 size_t
-policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
-    char *blank)
+policy_lex(struct policy_lexctx *lx, const char *text, size_t len, char *blank)
 {
 	struct lexer L;
 	struct tok t, *n1;
@@ -433,8 +479,10 @@ policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
 		    depth ? "." : "", name, (size_t)-1);
 		n1 = peek(&L, 0);
 		if (strchr(name, '|') != NULL && known[depth]) {
-			lerr(&L, t.line, "%s: '|' key paths are not "
-			    "supported: write sections", key);
+			lerr(&L, t.line,
+			    "%s: '|' key paths are not "
+			    "supported: write sections",
+			    key);
 			known[depth] = false;
 		}
 		if (n1->t == T_EQ || n1->t == T_PLUSEQ) {
@@ -445,37 +493,49 @@ policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
 			if (kind == -1)
 				lerr(&L, t.line, "%s: unknown key", key);
 			else if (kind == PK_SECTION || kind == PK_TSECTION)
-				lerr(&L, t.line, "%s: is a section: write "
-				    "%s { ... }", key, name);
+				lerr(&L, t.line,
+				    "%s: is a section: write "
+				    "%s { ... }",
+				    key, name);
 			value(&L, key, t.line, kind >= 0, &list);
 			if (kind == PK_SCALAR && list)
-				lerr(&L, t.line, "%s: takes one value, not a "
-				    "list", key);
+				lerr(&L, t.line,
+				    "%s: takes one value, not a "
+				    "list",
+				    key);
 			else if (kind == PK_SCALAR && append)
-				lerr(&L, t.line, "%s: '+=' appends to lists "
-				    "only", key);
+				lerr(&L, t.line,
+				    "%s: '+=' appends to lists "
+				    "only",
+				    key);
 			if (kind >= 0 && lx->assign)
 				lx->assign(lx->arg, key, t.line);
 			continue;
 		}
-		if (n1->t == T_LBRACE || (n1->t == T_STR &&
-		    peek(&L, 1)->t == T_LBRACE)) {
+		if (n1->t == T_LBRACE ||
+		    (n1->t == T_STR && peek(&L, 1)->t == T_LBRACE)) {
 			int kind = known[depth] ? policy_key_kind(key) : -2;
 			bool titled = n1->t == T_STR;
 
 			if (depth == MAX_DEPTH) {
-				lerr(&L, t.line, "%s: sections nested too "
-				    "deeply", key);
+				lerr(&L, t.line,
+				    "%s: sections nested too "
+				    "deeply",
+				    key);
 				break;
 			}
 			if (kind == -1)
 				lerr(&L, t.line, "%s: unknown section", key);
 			else if (kind == PK_SCALAR || kind == PK_LIST)
-				lerr(&L, t.line, "%s: is not a section: write "
-				    "%s = ...", key, name);
+				lerr(&L, t.line,
+				    "%s: is not a section: write "
+				    "%s = ...",
+				    key, name);
 			else if (kind == PK_TSECTION && !titled)
-				lerr(&L, t.line, "%s: needs a name: %s NAME "
-				    "{ ... }", key, name);
+				lerr(&L, t.line,
+				    "%s: needs a name: %s NAME "
+				    "{ ... }",
+				    key, name);
 			else if (kind == PK_SECTION && titled)
 				lerr(&L, t.line, "%s: takes no name", key);
 			known[depth + 1] = kind >= 0;
@@ -485,20 +545,21 @@ policy_lex(struct policy_lexctx *lx, const char *text, size_t len,
 				    t.len > 64 ? 64 : t.len);
 				check_value(&L, &t, key);
 				if (kind == PK_TSECTION && lx->assign)
-					lx->assign(lx->arg, stack[depth],
-					    t.line);
+					lx->assign(
+					    lx->arg, stack[depth], t.line);
 			} else {
-				join(stack[depth], KEY_MAX, key, "", "",
-				    0);
+				join(stack[depth], KEY_MAX, key, "", "", 0);
 			}
-			next(&L, &t);	/* '{' */
+			next(&L, &t); /* '{' */
 			opened[depth] = t.line;
 			depth++;
 			continue;
 		}
 		tokname(n1, what, sizeof(what));
-		lerr(&L, t.line, "%s: expected '=' or '{' after the key, "
-		    "found %s", key, what);
+		lerr(&L, t.line,
+		    "%s: expected '=' or '{' after the key, "
+		    "found %s",
+		    key, what);
 	}
 	if (depth > 0)
 		lerr(&L, opened[depth - 1], "%s: section not closed with '}'",

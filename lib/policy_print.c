@@ -23,13 +23,13 @@
 #include "policy_internal.h"
 
 struct em {
-	FILE	*out;
-	int	 mode;		/* 0 human, 1 JSON, 2 canonical */
-	bool	 first;
-	FILE	*vf;		/* the current value */
-	char	*vbuf;
-	size_t	 vlen;
-	bool	 lfirst;	/* first element of a list */
+	FILE *out;
+	int mode; /* 0 human, 1 JSON, 2 canonical */
+	bool first;
+	FILE *vf; /* the current value */
+	char *vbuf;
+	size_t vlen;
+	bool lfirst; /* first element of a list */
 };
 
 void
@@ -42,8 +42,8 @@ policy_fmt_size(uint64_t v, char *buf, size_t len)
 		uint64_t m = 1ULL << (10 * (i + 1));
 
 		if (v != 0 && v % m == 0) {
-			snprintf(buf, len, "%llu%c", (unsigned long long)(v / m),
-			    suf[i]);
+			snprintf(buf, len, "%llu%c",
+			    (unsigned long long)(v / m), suf[i]);
 			return;
 		}
 	}
@@ -126,8 +126,7 @@ end(struct em *e, const char *key, const struct aisb_policy *p,
 }
 
 static int
-k_str(struct em *e, const struct aisb_policy *p, const char *key,
-    const char *v)
+k_str(struct em *e, const struct aisb_policy *p, const char *key, const char *v)
 {
 	int r = begin(e);
 
@@ -164,8 +163,8 @@ k_size(struct em *e, const struct aisb_policy *p, const char *key, uint64_t v)
 }
 
 static int
-k_word(struct em *e, const struct aisb_policy *p, const char *key,
-    const char *w)
+k_word(
+    struct em *e, const struct aisb_policy *p, const char *key, const char *w)
 {
 	int r = begin(e);
 
@@ -361,7 +360,7 @@ k_secrets(struct em *e, const struct aisb_policy *p)
 int
 policy_write(const struct aisb_policy *p, FILE *f, int mode)
 {
-	struct em e = { .out = f, .mode = mode, .first = true };
+	struct em e = {.out = f, .mode = mode, .first = true};
 	char cpu[32];
 	size_t i;
 	int r = 0;
@@ -385,7 +384,11 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 			fprintf(f, "# read: %s\n", p->prov->files[i]);
 		fprintf(f, "# hash: %s\n", p->hash);
 	}
-#define T(x) do { if ((r = (x)) < 0) return r; } while (0)
+#define T(x)                                                                   \
+	do {                                                                   \
+		if ((r = (x)) < 0)                                             \
+			return r;                                              \
+	} while (0)
 	T(k_str(&e, p, "shell", p->shell));
 	T(k_str(&e, p, "hostname", p->hostname));
 	T(k_strv(&e, p, "agents", &p->agents));
@@ -421,8 +424,8 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 	T(k_size(&e, p, "limits.fsize", p->limits.fsize));
 	T(k_num(&e, p, "limits.timeout", p->limits.timeout, NULL));
 	T(k_word(&e, p, "limits.enforce",
-	    p->limits.enforce == AISB_ENFORCE_BEST_EFFORT ? "best-effort" :
-	    "strict"));
+	    p->limits.enforce == AISB_ENFORCE_BEST_EFFORT ? "best-effort"
+	                                                  : "strict"));
 	T(k_strv(&e, p, "pam.services", &p->pam.services));
 #undef T
 	if (mode == 1)

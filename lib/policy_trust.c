@@ -11,10 +11,10 @@
  * the file that was checked.  World-writable sticky directories (/tmp)
  * are refused as well: anybody can create a name there.
  */
-#define _GNU_SOURCE	/* asprintf, vasprintf */
+#define _GNU_SOURCE /* asprintf, vasprintf */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/limits.h>	/* PATH_MAX; <limits.h> is shadowed by shell/limits.h in the fuzz build */
+#include <linux/limits.h> /* PATH_MAX; <limits.h> is shadowed by shell/limits.h in the fuzz build */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,26 +66,32 @@ check_node(const char *path, const char *what, const struct stat *st,
 	bool dir = S_ISDIR(st->st_mode);
 
 	if (!owner_ok(st, trusted_uid)) {
-		policy_err(errs, "%s: unsafe: %s%s is owned by uid %u (must "
-		    "be root%s)", path, dir ? "directory " : "", what,
-		    (unsigned)st->st_uid,
-		    trusted_uid != (uid_t)-1 && trusted_uid != 0 ?
-		    " or the invoking user" : "");
+		policy_err(errs,
+		    "%s: unsafe: %s%s is owned by uid %u (must "
+		    "be root%s)",
+		    path, dir ? "directory " : "", what, (unsigned)st->st_uid,
+		    trusted_uid != (uid_t)-1 && trusted_uid != 0
+		        ? " or the invoking user"
+		        : "");
 		return -EPERM;
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-		policy_err(errs, "%s: unsafe: %s%s is writable by group or "
-		    "other (mode %04o)%s", path, dir ? "directory " : "", what,
-		    (unsigned)(st->st_mode & 07777), dir ? "; keep policy "
-		    "files where only root can write" : "; chmod go-w");
+		policy_err(errs,
+		    "%s: unsafe: %s%s is writable by group or "
+		    "other (mode %04o)%s",
+		    path, dir ? "directory " : "", what,
+		    (unsigned)(st->st_mode & 07777),
+		    dir ? "; keep policy "
+		          "files where only root can write"
+		        : "; chmod go-w");
 		return -EPERM;
 	}
 	return 0;
 }
 
 static int
-read_bounded(int fd, const char *path, char **buf, size_t *len,
-    struct policy_errs *errs)
+read_bounded(
+    int fd, const char *path, char **buf, size_t *len, struct policy_errs *errs)
 {
 	_cleanup_free_ char *b = NULL;
 	size_t n = 0;
@@ -100,8 +106,7 @@ read_bounded(int fd, const char *path, char **buf, size_t *len,
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			policy_err(errs, "%s: read: %s", path,
-			    strerror(errno));
+			policy_err(errs, "%s: read: %s", path, strerror(errno));
 			return -errno;
 		}
 		if (r == 0)
@@ -159,8 +164,10 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 		memcpy(comp, p, n);
 		comp[n] = '\0';
 		if (strcmp(comp, "..") == 0 || strcmp(comp, ".") == 0) {
-			policy_err(errs, "%s: '.' and '..' are not allowed in "
-			    "the policy path", path);
+			policy_err(errs,
+			    "%s: '.' and '..' are not allowed in "
+			    "the policy path",
+			    path);
 			return -EINVAL;
 		}
 		/* "a/b/" : the rest is only slashes, comp is the last. */
@@ -170,15 +177,17 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 		    "/%s", comp);
 		if (slash == NULL)
 			break;
-		fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
+		fd = openat(
+		    dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
 			r = -errno;
 			if (errno == ENOENT && missing_ok)
 				return -ENOENT;
 			if (errno == ELOOP || errno == ENOTDIR)
-				policy_err(errs, "%s: unsafe: %s is a symlink or "
-				    "not a directory", path, sofar);
+				policy_err(errs,
+				    "%s: unsafe: %s is a symlink or "
+				    "not a directory",
+				    path, sofar);
 			else
 				policy_err(errs, "%s: open %s: %s", path, sofar,
 				    strerror(errno));
@@ -200,18 +209,20 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 	 * O_NONBLOCK: a FIFO planted as the config must not hang the
 	 * login; it is refused below as not a regular file.
 	 */
-	fd = openat(dfd, comp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
-	    O_NONBLOCK);
+	fd = openat(dfd, comp,
+	    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
 		if (errno == ENOENT && missing_ok)
 			return -ENOENT;
 		if (errno == ELOOP)
-			policy_err(errs, "%s: unsafe: the policy file is a "
-			    "symlink", path);
+			policy_err(errs,
+			    "%s: unsafe: the policy file is a "
+			    "symlink",
+			    path);
 		else
-			policy_err(errs, "%s: cannot open: %s", path,
-			    strerror(errno));
+			policy_err(
+			    errs, "%s: cannot open: %s", path, strerror(errno));
 		return r;
 	}
 	if (fstat(fd, &st) < 0) {
@@ -226,8 +237,10 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 	if ((r = check_node(path, "the file", &st, trusted_uid, errs)) < 0)
 		return r;
 	if (st.st_size > POLICY_MAX_FILE) {
-		policy_err(errs, "%s: larger than %d bytes (%lld): not a policy "
-		    "file", path, POLICY_MAX_FILE, (long long)st.st_size);
+		policy_err(errs,
+		    "%s: larger than %d bytes (%lld): not a policy "
+		    "file",
+		    path, POLICY_MAX_FILE, (long long)st.st_size);
 		return -EFBIG;
 	}
 	/* Back to blocking reads for a regular file. */

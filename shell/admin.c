@@ -28,11 +28,10 @@
  *	  "keys": {
  *	    "shell":         {"value": "/bin/bash", "origin": "default"},
  *	    "limits.memory": {"value": 4294967296, "origin": "FILE:LINE"},
- *	    "network.allow": {"value": ["api.example.org", "*.github.com:22,443"],
- *	                      "origin": "FILE:LINE",
- *	                      "origins": ["FILE:LINE", "FILE:LINE"]},
- *	    "env.secret":    {"value": {"NAME": "/path"}, "origin": "FILE:LINE",
- *	                      "origins": {"NAME": "FILE:LINE"}},
+ *	    "network.allow": {"value": ["api.example.org",
+ *"*.github.com:22,443"], "origin": "FILE:LINE", "origins": ["FILE:LINE",
+ *"FILE:LINE"]}, "env.secret":    {"value": {"NAME": "/path"}, "origin":
+ *"FILE:LINE", "origins": {"NAME": "FILE:LINE"}},
  *	    ...
  *	  }
  *	}
@@ -45,9 +44,9 @@
  * network.allow/deny entries as canonical "host[:port,...]" strings,
  * network.allow_cidr as "ADDR/PREFIX".  "files" lists the files read.
  */
-#define _GNU_SOURCE	/* asprintf */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
-#include <linux/limits.h>	/* PATH_MAX (-Ishell would find shell/limits.h) */
+#include <linux/limits.h> /* PATH_MAX (-Ishell would find shell/limits.h) */
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,8 +97,8 @@ absolute(const char *file)
 static int
 load(const struct aisb_args *a, struct aisb_policy **p)
 {
-	struct policy_opts o = { .trusted_uid = (uid_t)-1 };
-	struct policy_errs errs = { 0 };
+	struct policy_opts o = {.trusted_uid = (uid_t)-1};
+	struct policy_errs errs = {0};
 	_cleanup_free_ char *conf = NULL, *udir = NULL, *user = NULL;
 	_cleanup_free_ char *home = NULL;
 	struct passwd *pw;
@@ -113,11 +112,13 @@ load(const struct aisb_args *a, struct aisb_policy **p)
 	pw = a->user ? getpwnam(a->user) : getpwuid(getuid());
 	if (pw == NULL) {
 		if (a->user)
-			fprintf(stderr, "aisb-shell: no such user '%s'\n",
-			    a->user);
+			fprintf(
+			    stderr, "aisb-shell: no such user '%s'\n", a->user);
 		else
-			fprintf(stderr, "aisb-shell: the invoking uid %u has "
-			    "no passwd entry\n", (unsigned)getuid());
+			fprintf(stderr,
+			    "aisb-shell: the invoking uid %u has "
+			    "no passwd entry\n",
+			    (unsigned)getuid());
 		return 2;
 	}
 	user = strdup(pw->pw_name);
@@ -133,8 +134,8 @@ load(const struct aisb_args *a, struct aisb_policy **p)
 		if (conf == NULL)
 			return 1;
 		slash = strrchr(conf, '/');
-		if (asprintf(&udir, "%.*s/users.d", (int)(slash - conf),
-		    conf) < 0) {
+		if (asprintf(&udir, "%.*s/users.d", (int)(slash - conf), conf) <
+		    0) {
 			udir = NULL;
 			return 1;
 		}
@@ -149,7 +150,8 @@ load(const struct aisb_args *a, struct aisb_policy **p)
 	if (r == -ENOMEM)
 		return 1;
 	if (r < 0) {
-		fprintf(stderr, "aisb-shell: the policy is invalid or unsafe\n");
+		fprintf(
+		    stderr, "aisb-shell: the policy is invalid or unsafe\n");
 		return AISB_EX_CONFIG;
 	}
 	return 0;
@@ -182,8 +184,8 @@ admin_main(const struct aisb_args *a)
 		r = policy_print(p, STDOUT_FILENO, a->json);
 		policy_free(p);
 		if (r < 0) {
-			fprintf(stderr, "aisb-shell: print: %s\n",
-			    strerror(-r));
+			fprintf(
+			    stderr, "aisb-shell: print: %s\n", strerror(-r));
 			return 1;
 		}
 		return 0;

@@ -22,8 +22,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	(void)hostpat_is_ip_literal((const char *)data, size);
 	for (wild = 0; wild <= 1; wild++) {
-		if (hostpat_canon((const char *)data, size, wild, out,
-		    &why) < 0) {
+		if (hostpat_canon((const char *)data, size, wild, out, &why) <
+		    0) {
 			if (why == NULL)
 				abort();
 			continue;

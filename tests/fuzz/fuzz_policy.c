@@ -15,12 +15,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct policy_errs errs = { 0 };
+	struct policy_errs errs = {0};
 	struct aisb_policy *p = NULL;
 	FILE *f;
 
 	if (policy_load_buf("fuzz.conf", (const char *)data, size, "fuzz",
-	    "/home/fuzz", &p, &errs) == 0) {
+	        "/home/fuzz", &p, &errs) == 0) {
 		if (p == NULL || errs.n != 0)
 			abort();
 		f = fopen("/dev/null", "w");
@@ -32,7 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)policy_is_agent(p, "fuzz");
 		policy_free(p);
 	} else if (errs.n == 0 || p != NULL) {
-		abort();	/* a failure always says why */
+		abort(); /* a failure always says why */
 	}
 	policy_errs_free(&errs);
 	return 0;

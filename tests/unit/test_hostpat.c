@@ -55,8 +55,10 @@ TEST(canonical)
 	is_str(canon("host:443", false, out), "ERR", "':' refused");
 	is_str(canon("xn--bcher-kva.example", false, out),
 	    "xn--bcher-kva.example", "punycode ok");
-	is_str(canon("b\xc3\xbc" "cher.example", false, out), "ERR",
-	    "non-ASCII refused");
+	is_str(canon("b\xc3\xbc"
+	             "cher.example",
+	           false, out),
+	    "ERR", "non-ASCII refused");
 	memset(big, 'a', 63);
 	strcpy(big + 63, ".org");
 	is_str(canon(big, false, out), big, "63-byte label ok");
@@ -70,7 +72,7 @@ TEST(canonical)
 	}
 	big[255] = '\0';
 	is_str(canon(big, false, out), "ERR", "255-byte name refused");
-	big[253 - 2] = '\0';	/* 251 bytes, last label 59 */
+	big[253 - 2] = '\0'; /* 251 bytes, last label 59 */
 	ok(strcmp(canon(big, false, out), "ERR") != 0, "251-byte name ok");
 	{
 		const char nul[] = "a\0b.org";
@@ -104,15 +106,39 @@ TEST(no_literals)
 TEST(literals)
 {
 	static const char *yes[] = {
-		"127.0.0.1", "127.1", "127.0.1", "2130706433", "0x7f000001",
-		"0x7f.1", "0177.0.0.1", "017700000001", "0X7F.0.0.1",
-		"127.0.0.1.", "0", "0x", "::1", "[::1]", "[fe80::1%25eth0]",
-		"fe80::1%eth0", "::ffff:127.0.0.1", "2001:db8::1",
-		"127.0.0.1 trailing", "4294967295", "99999999999", "1.2.3.",
+	    "127.0.0.1",
+	    "127.1",
+	    "127.0.1",
+	    "2130706433",
+	    "0x7f000001",
+	    "0x7f.1",
+	    "0177.0.0.1",
+	    "017700000001",
+	    "0X7F.0.0.1",
+	    "127.0.0.1.",
+	    "0",
+	    "0x",
+	    "::1",
+	    "[::1]",
+	    "[fe80::1%25eth0]",
+	    "fe80::1%eth0",
+	    "::ffff:127.0.0.1",
+	    "2001:db8::1",
+	    "127.0.0.1 trailing",
+	    "4294967295",
+	    "99999999999",
+	    "1.2.3.",
 	};
 	static const char *no[] = {
-		"example.org", "localhost", "1e100.net", "0xdead.example",
-		"1.2.3.4.5", "a.1", "", ".", "127..1",
+	    "example.org",
+	    "localhost",
+	    "1e100.net",
+	    "0xdead.example",
+	    "1.2.3.4.5",
+	    "a.1",
+	    "",
+	    ".",
+	    "127..1",
 	};
 	size_t i;
 

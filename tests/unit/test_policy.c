@@ -21,7 +21,7 @@ load(const char *text, struct policy_errs *errs)
 
 	memset(errs, 0, sizeof(*errs));
 	if (policy_load_buf("t.conf", text, strlen(text), "alice",
-	    "/home/alice", &p, errs) < 0)
+	        "/home/alice", &p, errs) < 0)
 		return NULL;
 	return p;
 }
@@ -53,7 +53,7 @@ TEST(defaults)
 	is_str(p->project.path, "/srv/agents/alice/project",
 	    "project.path default, %%u expanded");
 	ok(p->project.roots.n == 1 &&
-	    strcmp(p->project.roots.v[0], "/srv/agents/alice") == 0,
+	        strcmp(p->project.roots.v[0], "/srv/agents/alice") == 0,
 	    "project.roots default");
 	is_str(p->project.target, "/project", "project.target default");
 	ok(p->project.protect.n == 2, "project.protect default");
@@ -62,10 +62,11 @@ TEST(defaults)
 	ok(p->fs.hide.n >= 22, "filesystem.hide default list");
 	is_int(p->fs.tmp_size, 1ULL << 30, "tmp_size 1G");
 	ok(p->net.mode == AISB_NET_GATED && p->net.nallow == 0 &&
-	    p->net.ndeny == 0 && p->net.nallow_cidr == 0,
+	        p->net.ndeny == 0 && p->net.nallow_cidr == 0,
 	    "network gated, deny-all by default");
 	ok(p->net.nports == 2 && p->net.ports[0] == 80 &&
-	    p->net.ports[1] == 443, "ports 80, 443");
+	        p->net.ports[1] == 443,
+	    "ports 80, 443");
 	ok(p->net.transparent, "transparent default");
 	is_str(p->net.resolver, "", "resolver default empty");
 	is_int(p->net.resolver_family, 0, "host resolver");
@@ -82,13 +83,12 @@ TEST(defaults)
 	    "agents default");
 	ok(p->env.pass.n == 3 && p->env.set.n == 1 && p->env.nsecrets == 0,
 	    "env defaults");
-	is_str(policy_origin(p, "network.allow"), "default",
-	    "origin default");
+	is_str(policy_origin(p, "network.allow"), "default", "origin default");
 	is_int(strlen(p->hash), 64, "hash is sha256 hex");
 	for (size_t i = 0; policy_keys[i]; i++)
 		if (!ok(policy_origin(p, policy_keys[i]) != NULL ||
-		    strcmp(policy_keys[i], "env.secret.file") == 0,
-		    "key %s has an origin", policy_keys[i]))
+		            strcmp(policy_keys[i], "env.secret.file") == 0,
+		        "key %s has an origin", policy_keys[i]))
 			break;
 	policy_free(p);
 }
@@ -97,21 +97,22 @@ TEST(values)
 {
 	struct policy_errs e;
 	struct aisb_policy *p = load(
-	    "# a comment\n"				/* 1 */
-	    "shell = /bin/sh   // another\n"		/* 2 */
-	    "/* block\n"				/* 3 */
-	    "   comment */\n"				/* 4 */
-	    "network {\n"				/* 5 */
-	    "  allow = {\"API.Example.ORG.\",\n"	/* 6 */
-	    "           \"*.github.com:22,443\"}\n"	/* 7 */
+	    "# a comment\n" /* 1 */
+	    "shell = /bin/sh   // another\n" /* 2 */
+	    "/* block\n" /* 3 */
+	    "   comment */\n" /* 4 */
+	    "network {\n" /* 5 */
+	    "  allow = {\"API.Example.ORG.\",\n" /* 6 */
+	    "           \"*.github.com:22,443\"}\n" /* 7 */
 	    "  allow_cidr = {198.51.100.0/24, \"2001:db8::/32\"}\n" /* 8 */
-	    "  resolver = \"[2001:db8::53]:5353\"\n"	/* 9 */
-	    "  mode = none\n"				/* 10 */
-	    "}\n"					/* 11 */
+	    "  resolver = \"[2001:db8::53]:5353\"\n" /* 9 */
+	    "  mode = none\n" /* 10 */
+	    "}\n" /* 11 */
 	    "limits { memory = 512M cpu = \"50%\" timeout = 3600 }\n" /* 12 */
-	    "home { path = tmpfs }\n"			/* 13 */
-	    "env { secret TOKEN { file = \"%h/.tok\" } }\n"	/* 14 */
-	    "env.set = {}\n", &e);			/* 15: invalid */
+	    "home { path = tmpfs }\n" /* 13 */
+	    "env { secret TOKEN { file = \"%h/.tok\" } }\n" /* 14 */
+	    "env.set = {}\n",
+	    &e); /* 15: invalid */
 
 	ok(p == NULL, "a '.' key path is refused");
 	ok(has_err(&e, "t.conf:15: env.set: unknown key"),
@@ -119,20 +120,21 @@ TEST(values)
 	policy_errs_free(&e);
 
 	p = load(
-	    "# a comment\n"				/* 1 */
-	    "shell = /bin/sh   // another\n"		/* 2 */
-	    "/* block\n"				/* 3 */
-	    "   comment */\n"				/* 4 */
-	    "network {\n"				/* 5 */
-	    "  allow = {\"API.Example.ORG.\",\n"	/* 6 */
-	    "           \"*.github.com:22,443\"}\n"	/* 7 */
+	    "# a comment\n" /* 1 */
+	    "shell = /bin/sh   // another\n" /* 2 */
+	    "/* block\n" /* 3 */
+	    "   comment */\n" /* 4 */
+	    "network {\n" /* 5 */
+	    "  allow = {\"API.Example.ORG.\",\n" /* 6 */
+	    "           \"*.github.com:22,443\"}\n" /* 7 */
 	    "  allow_cidr = {198.51.100.0/24, \"2001:db8::/32\"}\n" /* 8 */
-	    "  resolver = \"[2001:db8::53]:5353\"\n"	/* 9 */
-	    "  mode = none\n"				/* 10 */
-	    "}\n"					/* 11 */
+	    "  resolver = \"[2001:db8::53]:5353\"\n" /* 9 */
+	    "  mode = none\n" /* 10 */
+	    "}\n" /* 11 */
 	    "limits { memory = 512M cpu = \"50%\" timeout = 3600 }\n" /* 12 */
-	    "home { path = tmpfs }\n"			/* 13 */
-	    "env { secret TOKEN { file = \"%h/.tok\" } }\n", &e); /* 14 */
+	    "home { path = tmpfs }\n" /* 13 */
+	    "env { secret TOKEN { file = \"%h/.tok\" } }\n",
+	    &e); /* 14 */
 	ok(p != NULL, "valid config loads");
 	if (p == NULL) {
 		has_err(&e, "");
@@ -148,7 +150,8 @@ TEST(values)
 	is_str(p->net.allow[0].src, "t.conf:6", "first rule from line 6");
 	is_str(p->net.allow[1].host, "*.github.com", "wildcard rule");
 	ok(p->net.allow[1].nports == 2 && p->net.allow[1].ports[0] == 22 &&
-	    p->net.allow[1].ports[1] == 443, "rule ports 22,443");
+	        p->net.allow[1].ports[1] == 443,
+	    "rule ports 22,443");
 	is_str(p->net.allow[1].src, "t.conf:7",
 	    "second rule from line 7 (multi-line list, after a block "
 	    "comment)");
@@ -164,9 +167,10 @@ TEST(values)
 	is_int(p->limits.timeout, 3600, "timeout");
 	is_str(policy_origin(p, "limits.cpu"), "t.conf:12", "limits line");
 	ok(p->home.tmpfs && p->home.path == NULL, "home tmpfs");
-	ok(p->env.nsecrets == 1 && strcmp(p->env.secrets[0].name,
-	    "TOKEN") == 0 && strcmp(p->env.secrets[0].file,
-	    "/home/alice/.tok") == 0, "secret with %%h expanded");
+	ok(p->env.nsecrets == 1 &&
+	        strcmp(p->env.secrets[0].name, "TOKEN") == 0 &&
+	        strcmp(p->env.secrets[0].file, "/home/alice/.tok") == 0,
+	    "secret with %%h expanded");
 	is_str(policy_origin(p, "env.secret.TOKEN.file"), "t.conf:14",
 	    "secret origin");
 	policy_free(p);
@@ -175,34 +179,46 @@ TEST(values)
 TEST(errors_all_reported)
 {
 	struct policy_errs e;
-	struct aisb_policy *p = load(
-	    "shell = bin/sh\n"
-	    "limits {\n"
-	    "  memory = 4X\n"
-	    "  pids = -1\n"
-	    "}\n"
-	    "network {\n"
-	    "  ports = {0, 80, 65536}\n"
-	    "  allow = {\"a.*.org\", \"10.0.0.1\"}\n"
-	    "  allow_cidr = {10.0.0.1/8}\n"
-	    "}\n", &e);
+	struct aisb_policy *p = load("shell = bin/sh\n"
+	                             "limits {\n"
+	                             "  memory = 4X\n"
+	                             "  pids = -1\n"
+	                             "}\n"
+	                             "network {\n"
+	                             "  ports = {0, 80, 65536}\n"
+	                             "  allow = {\"a.*.org\", \"10.0.0.1\"}\n"
+	                             "  allow_cidr = {10.0.0.1/8}\n"
+	                             "}\n",
+	    &e);
 
 	ok(p == NULL, "invalid config refused");
 	is_int(e.n, 8, "every error reported (8)");
 	ok(has_err(&e, "t.conf:1: shell: must be an absolute path"),
 	    "relative path");
-	ok(has_err(&e, "t.conf:3: limits.memory: not a size (a number with "
-	    "an optional K, M, G or T suffix, e.g. \"4G\")"), "bad size");
-	ok(has_err(&e, "t.conf:4: limits.pids: not a number (a "
-	    "non-negative decimal integer)"), "negative count");
-	ok(has_err(&e, "t.conf:7: network.ports: port out of range "
-	    "1-65535"), "port 0 / 65536");
-	ok(has_err(&e, "t.conf:8: network.allow: '*' is allowed only as the "
-	    "whole first label (\"*.example.org\")"), "'*' in the middle");
-	ok(has_err(&e, "t.conf:8: network.allow: an IP address, not a host "
-	    "name (addresses go in network.allow_cidr)"), "IP in allow");
-	ok(has_err(&e, "t.conf:9: network.allow_cidr: host bits set after "
-	    "the prefix"), "bad CIDR");
+	ok(has_err(&e,
+	       "t.conf:3: limits.memory: not a size (a number with "
+	       "an optional K, M, G or T suffix, e.g. \"4G\")"),
+	    "bad size");
+	ok(has_err(&e,
+	       "t.conf:4: limits.pids: not a number (a "
+	       "non-negative decimal integer)"),
+	    "negative count");
+	ok(has_err(&e,
+	       "t.conf:7: network.ports: port out of range "
+	       "1-65535"),
+	    "port 0 / 65536");
+	ok(has_err(&e,
+	       "t.conf:8: network.allow: '*' is allowed only as the "
+	       "whole first label (\"*.example.org\")"),
+	    "'*' in the middle");
+	ok(has_err(&e,
+	       "t.conf:8: network.allow: an IP address, not a host "
+	       "name (addresses go in network.allow_cidr)"),
+	    "IP in allow");
+	ok(has_err(&e,
+	       "t.conf:9: network.allow_cidr: host bits set after "
+	       "the prefix"),
+	    "bad CIDR");
 	policy_errs_free(&e);
 }
 
@@ -227,21 +243,22 @@ TEST(merge)
 {
 	struct policy_errs e;
 	const struct policy_origin_ent *oe;
-	struct aisb_policy *p = merge(
-	    "shell = /bin/sh\n"				/* 1 */
-	    "network {\n"				/* 2 */
-	    "  allow = {a.example.org, b.example.org}\n"	/* 3 */
-	    "  deny = {x.example.org}\n"		/* 4 */
-	    "  ports = {443}\n"				/* 5 */
-	    "}\n"
-	    "limits { memory = 1G }\n",			/* 7 */
-	    "\n"					/* 1 */
-	    "shell = /bin/zsh\n"			/* 2 */
-	    "network {\n"				/* 3 */
-	    "  allow += {c.example.org}\n"		/* 4 */
-	    "  deny = {}\n"				/* 5 */
-	    "  ports = {8443, 9443}\n"			/* 6 */
-	    "}\n", &e);
+	struct aisb_policy *p =
+	    merge("shell = /bin/sh\n" /* 1 */
+	          "network {\n" /* 2 */
+	          "  allow = {a.example.org, b.example.org}\n" /* 3 */
+	          "  deny = {x.example.org}\n" /* 4 */
+	          "  ports = {443}\n" /* 5 */
+	          "}\n"
+	          "limits { memory = 1G }\n", /* 7 */
+	        "\n" /* 1 */
+	        "shell = /bin/zsh\n" /* 2 */
+	        "network {\n" /* 3 */
+	        "  allow += {c.example.org}\n" /* 4 */
+	        "  deny = {}\n" /* 5 */
+	        "  ports = {8443, 9443}\n" /* 6 */
+	        "}\n",
+	        &e);
 
 	ok(p != NULL, "merge loads");
 	if (p == NULL) {
@@ -250,8 +267,9 @@ TEST(merge)
 	}
 	is_str(p->shell, "/bin/zsh", "scalar overridden");
 	is_str(policy_origin(p, "shell"), "bob.conf:2", "scalar origin");
-	ok(p->net.nallow == 3 && strcmp(p->net.allow[2].host,
-	    "c.example.org") == 0, "+= appends");
+	ok(p->net.nallow == 3 &&
+	        strcmp(p->net.allow[2].host, "c.example.org") == 0,
+	    "+= appends");
 	is_str(p->net.allow[0].src, "sys.conf:3", "kept entry keeps origin");
 	is_str(p->net.allow[2].src, "bob.conf:4", "appended entry origin");
 	is_str(policy_origin(p, "network.allow"), "bob.conf:4",
@@ -272,8 +290,11 @@ TEST(merge)
 
 	p = merge("env { secret A { file = /x } }\n",
 	    "env { secret A { file = /y } }\n", &e);
-	ok(p == NULL && has_err(&e, "bob.conf:1: env.secret.A: secret "
-	    "defined twice"), "a secret defined in both files is an error");
+	ok(p == NULL &&
+	        has_err(&e,
+	            "bob.conf:1: env.secret.A: secret "
+	            "defined twice"),
+	    "a secret defined in both files is an error");
 	policy_errs_free(&e);
 }
 
@@ -287,9 +308,13 @@ TEST(no_environment)
 
 	setenv("AISBT_EVIL", "/tmp/evil", 1);
 	p = load(t1, &e);
-	ok(p == NULL && has_err(&e, "t.conf:1: shell: '$' outside single "
-	    "quotes: variable expansion is not supported (write '...' for "
-	    "a literal '$')"), "'$' refused by the pre-scan");
+	ok(p == NULL &&
+	        has_err(&e,
+	            "t.conf:1: shell: '$' outside single "
+	            "quotes: variable expansion is not supported (write '...' "
+	            "for "
+	            "a literal '$')"),
+	    "'$' refused by the pre-scan");
 	policy_errs_free(&e);
 
 	/* Without the pre-scan: libconfuse must see an empty environment. */
@@ -305,8 +330,9 @@ TEST(no_environment)
 	    "our environment is intact afterwards");
 
 	p = load(t2, &e);
-	ok(p && p->env.set.n == 1 && strcmp(p->env.set.v[0],
-	    "A=${AISBT_EVIL}") == 0, "single quotes keep '$' literally");
+	ok(p && p->env.set.n == 1 &&
+	        strcmp(p->env.set.v[0], "A=${AISBT_EVIL}") == 0,
+	    "single quotes keep '$' literally");
 	policy_free(p);
 	policy_errs_free(&e);
 	unsetenv("AISBT_EVIL");
@@ -336,7 +362,8 @@ TEST(hash)
 
 	ok(a && b && c, "three loads");
 	if (a && b && c) {
-		is_str(a->hash, b->hash, "same values, same hash (origins do "
+		is_str(a->hash, b->hash,
+		    "same values, same hash (origins do "
 		    "not count)");
 		ok(strcmp(a->hash, c->hash) != 0, "different values differ");
 	}
@@ -367,8 +394,11 @@ TEST(bounds)
 		o += (size_t)sprintf(list + o, "%su%zu", i ? "," : "", i);
 	strcpy(list + o, "}\n");
 	p = load(list, &e);
-	ok(p == NULL && has_err(&e, "t.conf:1: agents: list longer than 1024 "
-	    "entries"), "list over POLICY_MAX_LIST refused");
+	ok(p == NULL &&
+	        has_err(&e,
+	            "t.conf:1: agents: list longer than 1024 "
+	            "entries"),
+	    "list over POLICY_MAX_LIST refused");
 	policy_errs_free(&e);
 	free(list);
 }
