@@ -49,26 +49,26 @@
 #include "util.h"
 
 /* The loopback device is ifindex 1 in every netns (LOOPBACK_IFINDEX). */
-#define NET_LO_IFINDEX	1
-#define NET_TABLE	"aisb"
+#define NET_LO_IFINDEX 1
+#define NET_TABLE "aisb"
 /* Hook priorities (NF_IP_PRI_NAT_DST, NF_IP_PRI_FILTER): nat first. */
-#define NET_PRIO_NAT	(-100)
-#define NET_PRIO_FILTER	0
-#define NET_MAX_CHAINS	2
-#define NET_MAX_RULES	4
+#define NET_PRIO_NAT (-100)
+#define NET_PRIO_FILTER 0
+#define NET_MAX_CHAINS 2
+#define NET_MAX_RULES 4
 /* Replies to a request we sent are queued while the kernel handles it;
  * the timeout only turns a kernel that never answers into an error. */
 #define NET_NL_TIMEOUT_S 2
-#define NET_DUMP_BUF	(64 * 1024)
-#define NET_RENDER	1024
+#define NET_DUMP_BUF (64 * 1024)
+#define NET_RENDER 1024
 
 /* The ruleset we send and expect to read back, in kernel dump order. */
 struct net_ruleset {
 	struct nftnl_table *table;
 	struct nftnl_chain *chain[NET_MAX_CHAINS];
-	size_t		    nchain;
-	struct nftnl_rule  *rule[NET_MAX_RULES];
-	size_t		    nrule;
+	size_t nchain;
+	struct nftnl_rule *rule[NET_MAX_RULES];
+	size_t nrule;
 };
 
 static uint32_t net_seq;
@@ -85,14 +85,15 @@ static struct mnl_socket *
 net_nl_open(int bus)
 {
 	struct mnl_socket *nl;
-	struct timeval tv = { .tv_sec = NET_NL_TIMEOUT_S };
+	struct timeval tv = {.tv_sec = NET_NL_TIMEOUT_S};
 	int e;
 
 	nl = mnl_socket_open2(bus, SOCK_CLOEXEC);
 	if (nl == NULL)
 		return NULL;
 	if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv,
-	    sizeof(tv)) < 0 || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+	        sizeof(tv)) < 0 ||
+	    mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
 		e = errno;
 		mnl_socket_close(nl);
 		errno = e;
@@ -132,8 +133,8 @@ net_nl_acks(struct mnl_socket *nl, uint32_t seq0, unsigned n, int *bad)
 	*bad = -1;
 	while (got < n) {
 		const struct nlmsghdr *nlh;
-		ssize_t len = recv(mnl_socket_get_fd(nl), buf, sizeof(buf),
-		    flags);
+		ssize_t len =
+		    recv(mnl_socket_get_fd(nl), buf, sizeof(buf), flags);
 
 		if (len < 0 && errno == EINTR)
 			continue;
@@ -143,7 +144,7 @@ net_nl_acks(struct mnl_socket *nl, uint32_t seq0, unsigned n, int *bad)
 			return errno == EAGAIN ? -ETIMEDOUT : -errno;
 		nlh = (const struct nlmsghdr *)buf;
 		for (int left = (int)len; mnl_nlmsg_ok(nlh, left);
-		    nlh = mnl_nlmsg_next(nlh, &left)) {
+		     nlh = mnl_nlmsg_next(nlh, &left)) {
 			const struct nlmsgerr *e;
 			int64_t i = (int64_t)nlh->nlmsg_seq - seq0;
 
@@ -222,7 +223,7 @@ net_route_synth(void)
 	char buf[256] __attribute__((aligned(4)));
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
-	struct in_addr dst, src = { htonl(INADDR_LOOPBACK) };
+	struct in_addr dst, src = {htonl(INADDR_LOOPBACK)};
 	int r;
 
 	if (inet_pton(AF_INET, AISB_SYNTH_NET, &dst) != 1)
@@ -301,8 +302,8 @@ net_ip_daddr_in(struct nftnl_rule *r, const char *net, unsigned prefix)
 		return rc;
 	e = nftnl_expr_alloc("payload");
 	if (e != NULL) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE,
-		    NFT_PAYLOAD_NETWORK_HEADER);
+		nftnl_expr_set_u32(
+		    e, NFTNL_EXPR_PAYLOAD_BASE, NFT_PAYLOAD_NETWORK_HEADER);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, 16);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, 4);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
@@ -329,7 +330,8 @@ net_verdict(struct nftnl_rule *r, int verdict)
 
 	if (e != NULL) {
 		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)verdict);
+		nftnl_expr_set_u32(
+		    e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)verdict);
 	}
 	return net_expr_add(r, e);
 }
@@ -346,11 +348,11 @@ net_reject(struct nftnl_rule *r, bool tcp)
 	struct nftnl_expr *e = nftnl_expr_alloc("reject");
 
 	if (e != NULL && tcp) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE,
-		    NFT_REJECT_TCP_RST);
+		nftnl_expr_set_u32(
+		    e, NFTNL_EXPR_REJECT_TYPE, NFT_REJECT_TCP_RST);
 	} else if (e != NULL) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE,
-		    NFT_REJECT_ICMPX_UNREACH);
+		nftnl_expr_set_u32(
+		    e, NFTNL_EXPR_REJECT_TYPE, NFT_REJECT_ICMPX_UNREACH);
 		nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE,
 		    NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
 	}
@@ -373,10 +375,12 @@ net_redirect(struct nftnl_rule *r, uint16_t port)
 		return rc;
 	e = nftnl_expr_alloc("redir");
 	if (e != NULL) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_REDIR_REG_PROTO_MIN, NFT_REG_1);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_REDIR_REG_PROTO_MAX, NFT_REG_1);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_REDIR_FLAGS,
-		    NF_NAT_RANGE_PROTO_SPECIFIED);
+		nftnl_expr_set_u32(
+		    e, NFTNL_EXPR_REDIR_REG_PROTO_MIN, NFT_REG_1);
+		nftnl_expr_set_u32(
+		    e, NFTNL_EXPR_REDIR_REG_PROTO_MAX, NFT_REG_1);
+		nftnl_expr_set_u32(
+		    e, NFTNL_EXPR_REDIR_FLAGS, NF_NAT_RANGE_PROTO_SPECIFIED);
 	}
 	return net_expr_add(r, e);
 }
@@ -461,13 +465,13 @@ net_ruleset_build(struct net_ruleset *rs, bool transparent)
 	nftnl_table_set_u32(rs->table, NFTNL_TABLE_FLAGS, 0);
 
 	if (transparent) {
-		if ((rs->chain[rs->nchain] = net_chain_new("capture", "nat",
-		    NET_PRIO_NAT, NF_ACCEPT)) == NULL)
+		if ((rs->chain[rs->nchain] = net_chain_new(
+		         "capture", "nat", NET_PRIO_NAT, NF_ACCEPT)) == NULL)
 			return -ENOMEM;
 		rs->nchain++;
 	}
-	if ((rs->chain[rs->nchain] = net_chain_new("output", "filter",
-	    NET_PRIO_FILTER, NF_DROP)) == NULL)
+	if ((rs->chain[rs->nchain] = net_chain_new(
+	         "output", "filter", NET_PRIO_FILTER, NF_DROP)) == NULL)
 		return -ENOMEM;
 	rs->nchain++;
 
@@ -476,8 +480,8 @@ net_ruleset_build(struct net_ruleset *rs, bool transparent)
 			return -ENOMEM;
 		if ((rc = net_meta(r, NFT_META_L4PROTO)) < 0 ||
 		    (rc = net_cmp_eq(r, &tcp, sizeof(tcp))) < 0 ||
-		    (rc = net_ip_daddr_in(r, AISB_SYNTH_NET,
-		    AISB_SYNTH_PREFIX)) < 0 ||
+		    (rc = net_ip_daddr_in(
+		         r, AISB_SYNTH_NET, AISB_SYNTH_PREFIX)) < 0 ||
 		    (rc = net_redirect(r, AISB_CAPTURE_PORT)) < 0)
 			return rc;
 	}
@@ -543,9 +547,9 @@ net_nft_send(struct mnl_socket *nl, const struct net_ruleset *rs)
 	room = mnl_nlmsg_batch_next(b);
 	seq0 = seq;
 
-	nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(b),
-	    NFT_MSG_NEWTABLE, NFPROTO_INET,
-	    NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, seq++);
+	nlh =
+	    nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(b), NFT_MSG_NEWTABLE,
+	        NFPROTO_INET, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, seq++);
 	nftnl_table_nlmsg_build_payload(nlh, rs->table);
 	room = room && mnl_nlmsg_batch_next(b);
 	nobj++;
@@ -568,11 +572,12 @@ net_nft_send(struct mnl_socket *nl, const struct net_ruleset *rs)
 	if (!room) {
 		/* A batch split in two would not be atomic. */
 		mnl_nlmsg_batch_stop(b);
-		return log_errno(-E2BIG, "nftables: the ruleset does not fit "
+		return log_errno(-E2BIG,
+		    "nftables: the ruleset does not fit "
 		    "one batch");
 	}
-	if (mnl_socket_sendto(nl, mnl_nlmsg_batch_head(b),
-	    mnl_nlmsg_batch_size(b)) < 0) {
+	if (mnl_socket_sendto(
+	        nl, mnl_nlmsg_batch_head(b), mnl_nlmsg_batch_size(b)) < 0) {
 		r = -errno;
 		mnl_nlmsg_batch_stop(b);
 		return log_errno(r, "nftables: cannot send the ruleset: %m");
@@ -581,17 +586,19 @@ net_nft_send(struct mnl_socket *nl, const struct net_ruleset *rs)
 	r = net_nl_acks(nl, seq0, nobj, &bad);
 	if (r < 0) {
 		net_describe(rs, bad, what, sizeof(what));
-		return log_errno(r, "nftables: the kernel refused %s of "
-		    "table inet %s: %m", what, NET_TABLE);
+		return log_errno(r,
+		    "nftables: the kernel refused %s of "
+		    "table inet %s: %m",
+		    what, NET_TABLE);
 	}
 	return 0;
 }
 
 /* Read-back: each object rendered to one comparable line. */
 struct net_dump {
-	char  **line;
-	size_t	n, cap;
-	int	err;
+	char **line;
+	size_t n, cap;
+	int err;
 };
 
 static void
@@ -611,9 +618,11 @@ net_dump_add(struct net_dump *d, const char *s)
 	if (d->err)
 		return;
 	if (d->n == d->cap) {
-		/* Bounded: far more than we ever expect is a mismatch anyway. */
-		if (d->cap >= 4096 || (nl = reallocarray(d->line,
-		    d->cap ? d->cap * 2 : 8, sizeof(*nl))) == NULL) {
+		/* Bounded: far more than we ever expect is a mismatch anyway.
+		 */
+		if (d->cap >= 4096 ||
+		    (nl = reallocarray(d->line, d->cap ? d->cap * 2 : 8,
+		         sizeof(*nl))) == NULL) {
 			d->err = -ENOMEM;
 			return;
 		}
@@ -647,7 +656,8 @@ net_render_chain(const struct nftnl_chain *c, char *out, size_t n)
 		    nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
 		return;
 	}
-	snprintf(out, n, "chain family %u table %s name %s type %s hook %u "
+	snprintf(out, n,
+	    "chain family %u table %s name %s type %s hook %u "
 	    "prio %d policy %u dev %s",
 	    nftnl_chain_get_u32(c, NFTNL_CHAIN_FAMILY),
 	    nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE),
@@ -655,8 +665,9 @@ net_render_chain(const struct nftnl_chain *c, char *out, size_t n)
 	    nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM),
 	    nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO),
 	    nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY),
-	    nftnl_chain_is_set(c, NFTNL_CHAIN_DEV) ?
-	    nftnl_chain_get_str(c, NFTNL_CHAIN_DEV) : "-");
+	    nftnl_chain_is_set(c, NFTNL_CHAIN_DEV)
+	        ? nftnl_chain_get_str(c, NFTNL_CHAIN_DEV)
+	        : "-");
 }
 
 /*
@@ -805,13 +816,12 @@ static int
 net_verify(struct mnl_socket *nl, const struct net_ruleset *rs)
 {
 	static const uint16_t msgs[] = {
-		NFT_MSG_GETTABLE, NFT_MSG_GETCHAIN, NFT_MSG_GETRULE
-	};
-	static const mnl_cb_t cbs[] = { net_table_cb, net_chain_cb, net_rule_cb };
-	static const char *const kinds[] = { "table", "chain", "rule" };
+	    NFT_MSG_GETTABLE, NFT_MSG_GETCHAIN, NFT_MSG_GETRULE};
+	static const mnl_cb_t cbs[] = {net_table_cb, net_chain_cb, net_rule_cb};
+	static const char *const kinds[] = {"table", "chain", "rule"};
 
 	for (int k = 0; k < 3; k++) {
-		struct net_dump got = { 0 }, want = { 0 };
+		struct net_dump got = {0}, want = {0};
 		size_t i;
 		int r;
 
@@ -821,15 +831,17 @@ net_verify(struct mnl_socket *nl, const struct net_ruleset *rs)
 		if (r < 0) {
 			net_dump_free(&got);
 			net_dump_free(&want);
-			return log_errno(r, "nftables: cannot read back table "
-			    "inet %s (%ss): %m", NET_TABLE, kinds[k]);
+			return log_errno(r,
+			    "nftables: cannot read back table "
+			    "inet %s (%ss): %m",
+			    NET_TABLE, kinds[k]);
 		}
 		for (i = 0; i < got.n && i < want.n; i++)
 			if (strcmp(got.line[i], want.line[i]) != 0)
 				break;
 		if (i < got.n || i < want.n) {
 			log_err("nftables: the ruleset read back differs from "
-			    "what was sent: %s %zu: got '%s', want '%s'",
+			        "what was sent: %s %zu: got '%s', want '%s'",
 			    kinds[k], i + 1,
 			    i < got.n ? got.line[i] : "(nothing)",
 			    i < want.n ? want.line[i] : "(nothing)");

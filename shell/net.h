@@ -8,7 +8,7 @@
 #include "policy.h"
 
 /* Bring lo up (one rtnetlink round trip).  0 or -errno (logged). */
-int	net_lo_up(void);
+int net_lo_up(void);
 
 /*
  * Gated mode: route AISB_SYNTH_NET/AISB_SYNTH_PREFIX to lo and install
@@ -17,7 +17,7 @@ int	net_lo_up(void);
  * redirects TCP to the synthetic range to 127.0.0.1:AISB_CAPTURE_PORT.
  * 0 or -errno (logged once; the session exits 77).
  */
-int	net_gated_setup(const struct aisb_policy *p);
+int net_gated_setup(const struct aisb_policy *p);
 
 /*
  * Dump every nftables table, chain and rule of the calling netns and
@@ -25,6 +25,6 @@ int	net_gated_setup(const struct aisb_policy *p);
  * -EPROTO (logged: the first difference) when anything differs, is
  * missing or extra, or another -errno when the dump fails.
  */
-int	net_nft_verify(const struct aisb_policy *p);
+int net_nft_verify(const struct aisb_policy *p);
 
 #endif

@@ -36,11 +36,11 @@
 #include "policy.h"
 
 #ifndef SO_ORIGINAL_DST
-#define SO_ORIGINAL_DST 80	/* linux/netfilter_ipv4.h */
+#define SO_ORIGINAL_DST 80 /* linux/netfilter_ipv4.h */
 #endif
 
-#define NOBODY		65534
-#define PORT_TWIN	24001	/* netnft test range 24000-24999 */
+#define NOBODY 65534
+#define PORT_TWIN 24001 /* netnft test range 24000-24999 */
 
 static int
 write_file(const char *path, const char *s)
@@ -79,7 +79,8 @@ enter_userns(void)
 	capng_get_caps_process();
 	capng_update(CAPNG_ADD, CAPNG_INHERITABLE, CAP_NET_ADMIN);
 	if (capng_apply(CAPNG_SELECT_CAPS) < 0 ||
-	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_ADMIN, 0, 0) < 0)
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_ADMIN, 0, 0) <
+	        0)
 		return -EPERM;
 	return 0;
 }
@@ -87,7 +88,7 @@ enter_userns(void)
 static struct sockaddr_in
 sin4(const char *addr, uint16_t port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 
 	inet_pton(AF_INET, addr, &a.sin_addr);
 	return a;
@@ -98,7 +99,7 @@ static int
 tcp_connect(int family, const struct sockaddr *sa, socklen_t len, int *out)
 {
 	int s = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	struct pollfd pfd = { .fd = s, .events = POLLOUT };
+	struct pollfd pfd = {.fd = s, .events = POLLOUT};
 	int err = 0;
 	socklen_t el = sizeof(err);
 
@@ -146,12 +147,12 @@ listen_on(const char *addr, uint16_t port, int type)
 }
 
 static int
-udp_send(int family, int type, int proto, const struct sockaddr *sa,
-    socklen_t len)
+udp_send(
+    int family, int type, int proto, const struct sockaddr *sa, socklen_t len)
 {
 	int s = socket(family, type | SOCK_CLOEXEC, proto), r = 0;
 	/* An ICMP echo request, for raw and ping sockets. */
-	unsigned char msg[8] = { 8, 0, 0xf7, 0xff, 0, 0, 0, 0 };
+	unsigned char msg[8] = {8, 0, 0xf7, 0xff, 0, 0, 0, 0};
 
 	if (s < 0)
 		return -errno;
@@ -198,17 +199,19 @@ TEST(setup)
 	pol.net.mode = AISB_NET_GATED;
 	pol.net.transparent = true;
 	is_int(net_lo_up(), 0, "net_lo_up in a fresh netns");
-	is_int(net_gated_setup(&pol), 0, "net_gated_setup: route and one "
+	is_int(net_gated_setup(&pol), 0,
+	    "net_gated_setup: route and one "
 	    "nftables batch, every ACK read, read back");
 	t1 = now_ms();
 	printf("# lo up + gated setup took %.2f ms\n", t1 - t0);
 	is_int(net_nft_verify(&pol), 0, "net_nft_verify: ruleset matches");
 	show_ruleset();
 	ok(sh("nft list chain inet aisb capture 2>/dev/null | "
-	    "grep -q 'redirect to :3129'") == 0,
+	      "grep -q 'redirect to :3129'") == 0,
 	    "nft(8) sees the capture redirect to :%d", AISB_CAPTURE_PORT);
 	ok(sh("nft list chain inet aisb output 2>/dev/null | "
-	    "grep -q 'policy drop'") == 0, "nft(8) sees output policy drop");
+	      "grep -q 'policy drop'") == 0,
+	    "nft(8) sees output policy drop");
 	ok(sh("ip route show 198.18.0.0/15 | grep -q 'dev lo'") == 0,
 	    "198.18.0.0/15 is routed to lo");
 	is_int(net_gated_setup(&pol), -EEXIST,
@@ -217,11 +220,11 @@ TEST(setup)
 
 TEST(capture)
 {
-	struct sockaddr_in dst = sin4("198.18.0.5", 443), orig, peer;
+	struct sockaddr_in dst = sin4("198.18.0.5", 443), orig, peer = {0};
 	socklen_t len = sizeof(orig), plen = sizeof(peer);
 	int l = listen_on("127.0.0.1", AISB_CAPTURE_PORT, SOCK_STREAM);
 	int c = -1, a = -1, r;
-	struct pollfd pfd = { .fd = l, .events = POLLIN };
+	struct pollfd pfd = {.fd = l, .events = POLLIN};
 	char buf[32];
 
 	ok(l >= 0, "listener on 127.0.0.1:%d", AISB_CAPTURE_PORT);
@@ -238,10 +241,10 @@ TEST(capture)
 	is_int(ntohs(orig.sin_port), 443, "original destination port");
 	r = c >= 0 ? getpeername(c, (struct sockaddr *)&peer, &plen) : -1;
 	ok(r == 0 && peer.sin_addr.s_addr == dst.sin_addr.s_addr &&
-	    peer.sin_port == dst.sin_port,
+	        peer.sin_port == dst.sin_port,
 	    "the client still sees 198.18.0.5:443 as its peer");
 	ok(a >= 0 && c >= 0 && write(c, "ping", 4) == 4 &&
-	    read(a, buf, sizeof(buf)) == 4 && memcmp(buf, "ping", 4) == 0,
+	        read(a, buf, sizeof(buf)) == 4 && memcmp(buf, "ping", 4) == 0,
 	    "bytes flow through the redirected connection");
 	if (a >= 0)
 		close(a);
@@ -254,23 +257,27 @@ TEST(capture)
 TEST(loopback_twin)
 {
 	struct sockaddr_in a = sin4("127.0.0.1", PORT_TWIN);
-	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
-	    .sin6_port = htons(PORT_TWIN), .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6,
+	    .sin6_port = htons(PORT_TWIN),
+	    .sin6_addr = IN6ADDR_LOOPBACK_INIT};
 	int l = listen_on("127.0.0.1", PORT_TWIN, SOCK_STREAM);
 	int u = listen_on("127.0.0.1", PORT_TWIN, SOCK_DGRAM);
 	int l6 = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 	char buf[8];
 
-	is_int(tcp_connect(AF_INET, (struct sockaddr *)&a, sizeof(a), NULL),
-	    0, "legitimate twin: TCP to 127.0.0.1 works");
-	ok(u >= 0 && udp_send(AF_INET, SOCK_DGRAM, 0, (struct sockaddr *)&a,
-	    sizeof(a)) == 0 && recv(u, buf, sizeof(buf), MSG_DONTWAIT) > 0,
+	is_int(tcp_connect(AF_INET, (struct sockaddr *)&a, sizeof(a), NULL), 0,
+	    "legitimate twin: TCP to 127.0.0.1 works");
+	ok(u >= 0 &&
+	        udp_send(AF_INET, SOCK_DGRAM, 0, (struct sockaddr *)&a,
+	            sizeof(a)) == 0 &&
+	        recv(u, buf, sizeof(buf), MSG_DONTWAIT) > 0,
 	    "legitimate twin: UDP to 127.0.0.1 works");
 	setsockopt(l6, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (l6 >= 0 && bind(l6, (struct sockaddr *)&a6, sizeof(a6)) == 0 &&
 	    listen(l6, 4) == 0)
-		is_int(tcp_connect(AF_INET6, (struct sockaddr *)&a6,
-		    sizeof(a6), NULL), 0, "legitimate twin: TCP to [::1] works");
+		is_int(tcp_connect(
+		           AF_INET6, (struct sockaddr *)&a6, sizeof(a6), NULL),
+		    0, "legitimate twin: TCP to [::1] works");
 	else
 		tap_skip("no IPv6 on lo", "TCP to [::1]");
 	close(l);
@@ -284,19 +291,20 @@ TEST(blocked)
 	struct sockaddr_in out = sin4("198.51.100.1", 80);
 	struct sockaddr_in dns = sin4("198.51.100.1", 53);
 	struct sockaddr_in syn53 = sin4("198.18.0.5", 53);
-	struct sockaddr_in6 out6 = { .sin6_family = AF_INET6,
-	    .sin6_port = htons(80) };
+	struct sockaddr_in6 out6 = {
+	    .sin6_family = AF_INET6, .sin6_port = htons(80)};
 	int r;
 
 	inet_pton(AF_INET6, "2001:db8::1", &out6.sin6_addr);
 	r = tcp_connect(AF_INET, (struct sockaddr *)&out, sizeof(out), NULL);
 	ok(r < 0, "TCP to 198.51.100.1:80 fails (%s)", strerror(-r));
-	r = udp_send(AF_INET, SOCK_DGRAM, 0, (struct sockaddr *)&dns,
-	    sizeof(dns));
+	r = udp_send(
+	    AF_INET, SOCK_DGRAM, 0, (struct sockaddr *)&dns, sizeof(dns));
 	ok(r < 0, "UDP to 198.51.100.1:53 fails (%s)", strerror(-r));
-	r = udp_send(AF_INET, SOCK_DGRAM, 0, (struct sockaddr *)&syn53,
-	    sizeof(syn53));
-	is_int(r, -EPERM, "UDP to the synthetic range is rejected by the "
+	r = udp_send(
+	    AF_INET, SOCK_DGRAM, 0, (struct sockaddr *)&syn53, sizeof(syn53));
+	is_int(r, -EPERM,
+	    "UDP to the synthetic range is rejected by the "
 	    "filter (EPERM)");
 	r = udp_send(AF_INET, SOCK_DGRAM, IPPROTO_ICMP, (struct sockaddr *)&out,
 	    sizeof(out));
@@ -319,16 +327,16 @@ TEST(filter_with_route)
 {
 	struct sockaddr_in out = sin4("198.51.100.1", 80);
 	struct sockaddr_in dns = sin4("198.51.100.1", 53);
-	struct sockaddr_in6 out6 = { .sin6_family = AF_INET6,
-	    .sin6_port = htons(80) };
+	struct sockaddr_in6 out6 = {
+	    .sin6_family = AF_INET6, .sin6_port = htons(80)};
 	int r;
 
 	inet_pton(AF_INET6, "2001:db8::1", &out6.sin6_addr);
 	/* Both ends of the pair stay in this netns. */
 	if (sh("ip link add aisbv0 type veth peer name aisbv1 && "
-	    "ip addr add 198.51.100.10/24 dev aisbv0 && "
-	    "ip -6 addr add 2001:db8::10/64 dev aisbv0 nodad && "
-	    "ip link set aisbv1 up && ip link set aisbv0 up") != 0) {
+	       "ip addr add 198.51.100.10/24 dev aisbv0 && "
+	       "ip -6 addr add 2001:db8::10/64 dev aisbv0 nodad && "
+	       "ip link set aisbv1 up && ip link set aisbv0 up") != 0) {
 		tap_skip("cannot create a veth pair", "filter with a route");
 		return;
 	}
@@ -338,12 +346,14 @@ TEST(filter_with_route)
 	ok(r == -ETIMEDOUT || r == -EPERM,
 	    "routed TCP to 198.51.100.1:80 dropped by the filter (%s)",
 	    strerror(-r));
-	r = udp_send(AF_INET, SOCK_DGRAM, 0, (struct sockaddr *)&dns,
-	    sizeof(dns));
-	is_int(r, -EPERM, "routed UDP to 198.51.100.1:53 dropped by the filter");
-	r = udp_send(AF_INET6, SOCK_DGRAM, 0, (struct sockaddr *)&out6,
-	    sizeof(out6));
-	is_int(r, -EPERM, "routed UDP to [2001:db8::1]:80 dropped by the filter");
+	r = udp_send(
+	    AF_INET, SOCK_DGRAM, 0, (struct sockaddr *)&dns, sizeof(dns));
+	is_int(
+	    r, -EPERM, "routed UDP to 198.51.100.1:53 dropped by the filter");
+	r = udp_send(
+	    AF_INET6, SOCK_DGRAM, 0, (struct sockaddr *)&out6, sizeof(out6));
+	is_int(
+	    r, -EPERM, "routed UDP to [2001:db8::1]:80 dropped by the filter");
 	sh("ip link del aisbv0");
 }
 
@@ -376,7 +386,8 @@ TEST(tamper)
 	tamper("add table ip evil", "an extra table");
 	tamper("'add chain inet aisb output { policy accept; }'",
 	    "the output policy changed to accept");
-	tamper("'flush chain inet aisb capture; delete chain inet aisb capture'",
+	tamper(
+	    "'flush chain inet aisb capture; delete chain inet aisb capture'",
 	    "the capture chain missing");
 	tamper("add chain inet aisb extra", "an extra regular chain");
 
@@ -406,7 +417,8 @@ TEST(not_transparent)
 	    "no redirect rule");
 	l = listen_on("127.0.0.1", AISB_CAPTURE_PORT, SOCK_STREAM);
 	r = tcp_connect(AF_INET, (struct sockaddr *)&dst, sizeof(dst), NULL);
-	is_int(r, -ECONNREFUSED, "TCP to 198.18.0.5:443 rejected at once "
+	is_int(r, -ECONNREFUSED,
+	    "TCP to 198.18.0.5:443 rejected at once "
 	    "(no capture)");
 	if (l >= 0)
 		close(l);
@@ -418,10 +430,11 @@ child(void)
 	int r;
 
 	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
-	if (geteuid() == 0 && (setgroups(0, NULL) < 0 ||
-	    setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
-	    setresuid(NOBODY, NOBODY, NOBODY) < 0)) {
-		printf("not ok 1 - drop to nobody: %s\n1..1\n", strerror(errno));
+	if (geteuid() == 0 &&
+	    (setgroups(0, NULL) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
+	        setresuid(NOBODY, NOBODY, NOBODY) < 0)) {
+		printf(
+		    "not ok 1 - drop to nobody: %s\n1..1\n", strerror(errno));
 		return 1;
 	}
 	/* The uid change made us non-dumpable: /proc/self would be root's. */
@@ -433,7 +446,8 @@ child(void)
 		return 0;
 	}
 	if (access("/usr/sbin/nft", X_OK) != 0) {
-		printf("1..0 # SKIP nft(8) missing (apt-get install nftables)\n");
+		printf(
+		    "1..0 # SKIP nft(8) missing (apt-get install nftables)\n");
 		return 0;
 	}
 	log_open("test_net", LOG_TO_STDERR);
