@@ -676,19 +676,10 @@ parse_resolver(const char *in, int *family, uint8_t addr[16], uint16_t *port,
 static int
 parse_bool(const char *in, bool *b)
 {
-	static const char *const t[] = {"true", "yes", "on"};
-	static const char *const f[] = {"false", "no", "off"};
-	size_t i;
-
-	for (i = 0; i < 3; i++) {
-		if (strcmp(in, t[i]) == 0) {
-			*b = true;
-			return 0;
-		}
-		if (strcmp(in, f[i]) == 0) {
-			*b = false;
-			return 0;
-		}
+	/* One spelling each, as aisb.conf(5) says (not libconfuse's yes/on). */
+	if (strcmp(in, "true") == 0 || strcmp(in, "false") == 0) {
+		*b = in[0] == 't';
+		return 0;
 	}
 	return -EINVAL;
 }

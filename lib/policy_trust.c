@@ -43,6 +43,13 @@ policy_err(struct policy_errs *errs, const char *fmt, ...)
 	}
 	if (m == NULL)
 		return;
+	/*
+	 * Messages quote bits of the file and end up on terminals and in
+	 * syslog: no control characters (escape sequences) get through.
+	 */
+	for (char *c = m; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	nv = realloc(errs->msg, (errs->n + 1) * sizeof(*nv));
 	if (nv == NULL) {
 		free(m);
