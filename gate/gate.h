@@ -240,6 +240,7 @@ void	stub_udp_event(int fd);
 void	stub_tcp_accept(int lfd);
 void	stub_tcp_event(void *obj, uint32_t events);
 void	stub_tick(uint64_t now);
+void	stub_close_all(void);
 /* Pure: answer one query (also the fuzz target's entry). */
 int	stub_answer(const struct aisb_policy *p, const uint8_t *q, size_t n,
 	    uint8_t *out, size_t outlen);
@@ -256,6 +257,8 @@ void	resolv_cancel(struct resolv *r);
 void	resolv_event(struct resolv *r, bool tcp, uint32_t events);
 /* Retransmits, timeouts, and freeing finished lookups. */
 void	resolv_tick(uint64_t now);
+/* At exit: cancel lookups, free them and the cache. */
+void	resolv_reset(void);
 int	resolv_parse_conf(const char *text, const char *override,
 	    struct sockaddr_storage *ss, socklen_t *len);
 

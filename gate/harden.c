@@ -57,7 +57,7 @@ harden_early(void)
 {
 	struct rlimit nofile = { GATE_NOFILE, GATE_NOFILE };
 	struct rlimit zero = { 0, 0 };
-	struct rlimit cur;
+	struct rlimit cur = { RLIM_INFINITY, RLIM_INFINITY };
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
 	    prctl(PR_SET_DUMPABLE, 0) < 0)
@@ -65,8 +65,16 @@ harden_early(void)
 	if (getrlimit(RLIMIT_NOFILE, &cur) == 0 &&
 	    cur.rlim_max != RLIM_INFINITY && cur.rlim_max < GATE_NOFILE)
 		nofile.rlim_cur = nofile.rlim_max = cur.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &nofile) < 0)
-		return log_errno(-errno, "setrlimit NOFILE: %m");
+	/*
+	 * The soft limit is the cap that matters: setrlimit is not in the
+	 * seccomp allowlist, so the gate can never raise it again.  (Under
+	 * valgrind the hard limit cannot be changed.)
+	 */
+	if (setrlimit(RLIMIT_NOFILE, &nofile) < 0) {
+		nofile.rlim_max = cur.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &nofile) < 0)
+			return log_errno(-errno, "setrlimit NOFILE: %m");
+	}
 	(void)setrlimit(RLIMIT_CORE, &zero);
 	signal(SIGPIPE, SIG_IGN);
 	tzset();

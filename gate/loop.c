@@ -165,5 +165,10 @@ loop_run(const struct gate_opts *o, int socks[GS_COUNT])
 	}
 	conn_close_all();
 	conn_tick(loop_now());
+	stub_close_all();
+	resolv_reset();
+	synth_reset();
+	close(epfd);
+	epfd = -1;
 	return 0;
 }

@@ -263,6 +263,9 @@ main(int argc, char **argv)
 	gate_record("gate ready: session %s, user %s, %zu allow and %zu deny "
 	    "entries", session, user, p->net.nallow, p->net.ndeny);
 	r = loop_run(&o, socks);
+	for (int i = 0; i < GS_COUNT; i++)
+		close(socks[i]);
+	policy_free(p);
 	if (r < 0) {
 		log_errno(r, "aisb-gate: event loop: %m");
 		return AISB_EX_HOST;

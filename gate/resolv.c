@@ -459,3 +459,14 @@ resolv_tick(uint64_t now)
 			pp = &r->next;
 	}
 }
+
+void
+resolv_reset(void)
+{
+	for (struct resolv *r = all; r; r = r->next)
+		resolv_cancel(r);
+	resolv_tick(0);
+	free(cache);
+	cache = NULL;
+	ncache = 0;
+}

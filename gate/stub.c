@@ -304,3 +304,11 @@ stub_tick(uint64_t now)
 			pp = &t->next;
 	}
 }
+
+void
+stub_close_all(void)
+{
+	for (struct stub_tcp *t = tcp_list; t; t = t->next)
+		tcp_close(t);
+	stub_tick(0);
+}
