@@ -6,6 +6,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
 command -v valgrind >/dev/null || skip_all "valgrind not installed"
+ldd "$AISB_GATE" 2>/dev/null | grep -q libasan && skip_all "an ASan build does not run under valgrind"
 gt_setup
 mkdir "$T/vg"
 chown "$GT_USER" "$T/vg"

@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../lib/internet.sh"
 require_root
+gt_lock
 internet_up gat1 || skip_all "cannot build the test internet"
 T=$(mktemp -d /run/tgat.XXXXXX)
 chmod 755 "$T"

@@ -22,7 +22,7 @@ gt_kill_all() {
 
 # gt_bg CMD...: start a background server, remember its pid.
 gt_bg() {
-	"$@" 2>>"$T/servers.log" &
+	"$@" 2>>"$T/servers.log" {GT_LOCKFD}>&- &
 	GT_PIDS+=($!)
 }
 
@@ -37,8 +37,18 @@ gt_wait_port() {
 	return 1
 }
 
+# Several worktrees run `make check` on this machine at once: the
+# same test in two of them would share users (tu_user's exit kills all
+# of tgat1's processes), ports and the internet's name.  One gate test
+# at a time, machine-wide.
+gt_lock() {
+	exec {GT_LOCKFD}>/run/aisb-tgat.lock
+	flock -w 600 "$GT_LOCKFD" || skip_all "another gate test holds /run/aisb-tgat.lock"
+}
+
 gt_setup() {
 	require_root
+	gt_lock
 	# Not under /tmp: the policy refuses files below sticky world-writable dirs.
 	T=$(mktemp -d /run/tgat.XXXXXX)
 	chmod 755 "$T"
@@ -101,7 +111,7 @@ gt_gate() {
 	: > "$T/gate.log"
 	as "$GT_USER" "$AISB_HELPERS/gatedrv" --config "$T/aisb.conf" \
 	    --user "$GT_USER" --gate "$AISB_GATE" "$@" \
-	    > "$T/drv.out" 2> "$T/gate.log" &
+	    > "$T/drv.out" 2> "$T/gate.log" {GT_LOCKFD}>&- &
 	DRV_WRAP=$!
 	local i
 	for i in $(seq 1 100); do
