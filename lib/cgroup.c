@@ -14,8 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +31,16 @@
 #include "cgroup.h"
 #include "util.h"
 
-#define CGROUP_FS	"/sys/fs/cgroup"
-#define MAX_DEPTH	32	/* nesting we follow below a session */
-#define MAX_PIDS	65536	/* per cgroup.procs read */
-#define KILL_ROUNDS	500	/* x 10 ms: the reap bound */
+#define CGROUP_FS "/sys/fs/cgroup"
+#define MAX_DEPTH 32 /* nesting we follow below a session */
+#define MAX_PIDS 65536 /* per cgroup.procs read */
+#define KILL_ROUNDS 500 /* x 10 ms: the reap bound */
 
 static const char *const ctl_names[CGROUP_NCTL] = {
-	[CGROUP_MEMORY] = "memory",
-	[CGROUP_PIDS] = "pids",
-	[CGROUP_CPU] = "cpu",
-	[CGROUP_CPUACCT] = "cpuacct",
+    [CGROUP_MEMORY] = "memory",
+    [CGROUP_PIDS] = "pids",
+    [CGROUP_CPU] = "cpu",
+    [CGROUP_CPUACCT] = "cpuacct",
 };
 
 const char *
@@ -88,8 +88,8 @@ unescape(char *s)
 	char *d = s;
 
 	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
 			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
 			    (s[3] - '0'));
 			s += 4;
@@ -138,12 +138,13 @@ probe_v1(struct cgroup_host *h)
 		*sep = '\0';
 		rest = sep + 3;
 		for (tok = strtok_r(line, " ", &save); tok && n < 12;
-		    tok = strtok_r(NULL, " ", &save))
+		     tok = strtok_r(NULL, " ", &save))
 			fields[n++] = tok;
 		fstype = strtok_r(rest, " ", &save);
-		(void)strtok_r(NULL, " ", &save);	/* source */
+		(void)strtok_r(NULL, " ", &save); /* source */
 		opts = strtok_r(NULL, " \n", &save);
-		if (n < 5 || !fstype || !opts || strcmp(fstype, "cgroup") != 0 ||
+		if (n < 5 || !fstype || !opts ||
+		    strcmp(fstype, "cgroup") != 0 ||
 		    strcmp(fields[3], "/") != 0)
 			continue;
 		for (c = 0; c < CGROUP_NCTL; c++) {
@@ -194,8 +195,8 @@ cgroup_host_probe(struct cgroup_host *h)
 }
 
 int
-cgroup_path_of(const struct cgroup_host *h, enum cgroup_ctl c, pid_t pid,
-    char **ret)
+cgroup_path_of(
+    const struct cgroup_host *h, enum cgroup_ctl c, pid_t pid, char **ret)
 {
 	char fn[64], *line = NULL;
 	size_t cap = 0;
@@ -281,8 +282,8 @@ cgroup_read(int dfd, const char *file, char *buf, size_t len)
 }
 
 int
-cgroup_read_key(int dfd, const char *file, const char *key,
-    unsigned long long *ret)
+cgroup_read_key(
+    int dfd, const char *file, const char *key, unsigned long long *ret)
 {
 	char buf[4096], *line, *save = NULL;
 	size_t klen = strlen(key);
@@ -292,7 +293,7 @@ cgroup_read_key(int dfd, const char *file, const char *key,
 	if (n < 0)
 		return (int)n;
 	for (line = strtok_r(buf, "\n", &save); line;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *end;
 
 		if (strncmp(line, key, klen) != 0 || line[klen] != ' ')
@@ -336,7 +337,7 @@ read_procs(int dfd, pid_t **ret)
 			}
 			v = nv;
 		}
-		if (pid > 0 && pid <= INT_MAX)
+		if (pid > 0 && pid <= INT32_MAX)
 			v[n++] = (pid_t)pid;
 	}
 	fclose(f);
@@ -380,8 +381,9 @@ kill_procs(int dfd)
 	if (m > 0)
 		qsort(after, (size_t)m, sizeof(*after), pid_cmp);
 	for (i = 0; i < n; i++) {
-		bool listed = m > 0 && bsearch(&before[i], after, (size_t)m,
-		    sizeof(*after), pid_cmp);
+		bool listed = m > 0 &&
+		    bsearch(
+		        &before[i], after, (size_t)m, sizeof(*after), pid_cmp);
 
 		if (pfd[i] >= 0) {
 			if (listed)
@@ -389,7 +391,7 @@ kill_procs(int dfd)
 				    SIGKILL, NULL, 0);
 			close(pfd[i]);
 		} else if (pfd[i] == -ENOSYS && listed)
-			(void)kill(before[i], SIGKILL);	/* before 5.3 */
+			(void)kill(before[i], SIGKILL); /* before 5.3 */
 	}
 	return n;
 }
@@ -468,7 +470,7 @@ rmdir_tree(int pfd, const char *name, int depth)
 int
 cgroup_kill_remove(int pfd, const char *name, enum cgroup_mode mode)
 {
-	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	const struct timespec tick = {0, 10 * 1000 * 1000};
 	int round, r = -EBUSY;
 
 	if (!cgroup_name_ok(name))
@@ -477,8 +479,8 @@ cgroup_kill_remove(int pfd, const char *name, enum cgroup_mode mode)
 		_cleanup_close_ int fd = -1;
 		int n;
 
-		fd = openat(pfd, name,
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		fd = openat(
+		    pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
 			return errno == ENOENT ? 0 : -errno;
 		/*
@@ -571,7 +573,7 @@ chown_set(int dfd, const char *const *files, uid_t uid, gid_t gid)
 static void
 enable_controllers(int dfd)
 {
-	static const char *const want[] = { "memory", "pids", "cpu" };
+	static const char *const want[] = {"memory", "pids", "cpu"};
 	char avail[512], on[512], cmd[16];
 	size_t i;
 
@@ -585,12 +587,12 @@ enable_controllers(int dfd)
 
 		snprintf(tmp, sizeof(tmp), "%s", avail);
 		for (a = strtok_r(tmp, " \n", &save); a;
-		    a = strtok_r(NULL, " \n", &save))
+		     a = strtok_r(NULL, " \n", &save))
 			have |= strcmp(a, want[i]) == 0;
 		snprintf(tmp, sizeof(tmp), "%s", on);
 		save = NULL;
 		for (a = strtok_r(tmp, " \n", &save); a;
-		    a = strtok_r(NULL, " \n", &save))
+		     a = strtok_r(NULL, " \n", &save))
 			live |= strcmp(a, want[i]) == 0;
 		if (!have || live)
 			continue;
@@ -600,11 +602,11 @@ enable_controllers(int dfd)
 }
 
 static int
-delegate_v2(const struct cgroup_host *h, const char *name, uid_t uid,
-    gid_t gid, pid_t pid)
+delegate_v2(const struct cgroup_host *h, const char *name, uid_t uid, gid_t gid,
+    pid_t pid)
 {
-	static const char *const files[] = { "cgroup.procs",
-	    "cgroup.subtree_control", "cgroup.threads", NULL };
+	static const char *const files[] = {
+	    "cgroup.procs", "cgroup.subtree_control", "cgroup.threads", NULL};
 	_cleanup_close_ int rootfd = -1, top = -1, dfd = -1, lfd = -1;
 	char pidstr[16];
 	bool created;
@@ -620,7 +622,8 @@ delegate_v2(const struct cgroup_host *h, const char *name, uid_t uid,
 	enable_controllers(top);
 	if (mkdirat(top, name, 0755) < 0)
 		return -errno;
-	dfd = openat(top, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	dfd =
+	    openat(top, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0) {
 		r = -errno;
 		goto fail;
@@ -630,8 +633,8 @@ delegate_v2(const struct cgroup_host *h, const char *name, uid_t uid,
 		r = -errno;
 		goto fail;
 	}
-	lfd = openat(dfd, CGROUP_LEAF,
-	    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	lfd = openat(
+	    dfd, CGROUP_LEAF, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (lfd < 0) {
 		r = -errno;
 		goto fail;
@@ -673,14 +676,14 @@ v1_roots(const struct cgroup_host *h, const char *roots[CGROUP_NCTL],
 }
 
 static int
-delegate_v1(const struct cgroup_host *h, const char *name, uid_t uid,
-    gid_t gid, pid_t pid)
+delegate_v1(const struct cgroup_host *h, const char *name, uid_t uid, gid_t gid,
+    pid_t pid)
 {
-	static const char *const files[] = { "tasks", "cgroup.procs", NULL };
+	static const char *const files[] = {"tasks", "cgroup.procs", NULL};
 	const char *roots[CGROUP_NCTL];
 	enum cgroup_ctl ctl[CGROUP_NCTL];
 	int top[CGROUP_NCTL], dfd[CGROUP_NCTL];
-	char *orig[CGROUP_NCTL] = { NULL };
+	char *orig[CGROUP_NCTL] = {NULL};
 	char pidstr[16];
 	int n, i, moved = 0, r = 0;
 
@@ -758,8 +761,8 @@ out:
 }
 
 int
-cgroup_delegate_host(const struct cgroup_host *h, const char *user,
-    uid_t uid, gid_t gid, pid_t pid, char *key, size_t keylen)
+cgroup_delegate_host(const struct cgroup_host *h, const char *user, uid_t uid,
+    gid_t gid, pid_t pid, char *key, size_t keylen)
 {
 	char name[128];
 	int r;
@@ -771,8 +774,8 @@ cgroup_delegate_host(const struct cgroup_host *h, const char *user,
 	r = make_name(user, uid, pid, name, sizeof(name));
 	if (r < 0)
 		return r;
-	r = h->mode == CGROUP_V2 ? delegate_v2(h, name, uid, gid, pid) :
-	    delegate_v1(h, name, uid, gid, pid);
+	r = h->mode == CGROUP_V2 ? delegate_v2(h, name, uid, gid, pid)
+	                         : delegate_v1(h, name, uid, gid, pid);
 	if (r < 0)
 		return r;
 	snprintf(key, keylen, "%s:%s/%s", h->mode == CGROUP_V2 ? "v2" : "v1",
@@ -781,8 +784,8 @@ cgroup_delegate_host(const struct cgroup_host *h, const char *user,
 }
 
 int
-cgroup_delegate(const char *user, uid_t uid, gid_t gid, pid_t pid,
-    char *key, size_t keylen)
+cgroup_delegate(
+    const char *user, uid_t uid, gid_t gid, pid_t pid, char *key, size_t keylen)
 {
 	struct cgroup_host h;
 	int r;

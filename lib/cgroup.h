@@ -27,9 +27,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define CGROUP_TOP	"aisb"		/* our directory under each root */
-#define CGROUP_LEAF	"login"		/* v2: where the login's pid sits */
-#define CGROUP_KEYLEN	128
+#define CGROUP_TOP "aisb" /* our directory under each root */
+#define CGROUP_LEAF "login" /* v2: where the login's pid sits */
+#define CGROUP_KEYLEN 128
 
 enum cgroup_mode { CGROUP_NONE = 0, CGROUP_V1 = 1, CGROUP_V2 = 2 };
 
@@ -37,7 +37,7 @@ enum cgroup_ctl {
 	CGROUP_MEMORY = 0,
 	CGROUP_PIDS,
 	CGROUP_CPU,
-	CGROUP_CPUACCT,		/* v1 only: the usage counter */
+	CGROUP_CPUACCT, /* v1 only: the usage counter */
 	CGROUP_NCTL
 };
 
@@ -48,13 +48,13 @@ enum cgroup_ctl {
  */
 struct cgroup_host {
 	enum cgroup_mode mode;
-	char	*root;
-	char	*v1root[CGROUP_NCTL];
+	char *root;
+	char *v1root[CGROUP_NCTL];
 };
 
 /* Fill h from statfs(/sys/fs/cgroup) and /proc/self/mountinfo.  0 or -errno. */
-int	cgroup_host_probe(struct cgroup_host *h);
-void	cgroup_host_free(struct cgroup_host *h);
+int cgroup_host_probe(struct cgroup_host *h);
+void cgroup_host_free(struct cgroup_host *h);
 
 /* "memory", "pids", "cpu", "cpuacct". */
 const char *cgroup_ctl_name(enum cgroup_ctl c);
@@ -65,27 +65,27 @@ const char *cgroup_ctl_name(enum cgroup_ctl c);
  * ("" for the root).  Caller frees *ret.  0, -ENOENT when the process is
  * in no such hierarchy, or -errno.
  */
-int	cgroup_path_of(const struct cgroup_host *h, enum cgroup_ctl c,
-	    pid_t pid, char **ret);
+int cgroup_path_of(
+    const struct cgroup_host *h, enum cgroup_ctl c, pid_t pid, char **ret);
 
 /* Is name one safe path component ([A-Za-z0-9_.-], no leading '.')? */
-bool	cgroup_name_ok(const char *name);
+bool cgroup_name_ok(const char *name);
 
 /*
  * Write val (no newline needed) to file in the cgroup directory dfd, one
  * write(2): the kernel answers each write as a whole.  0 or -errno.
  */
-int	cgroup_write(int dfd, const char *file, const char *val);
+int cgroup_write(int dfd, const char *file, const char *val);
 
 /* Read file of dfd into buf (NUL-terminated, truncated).  Bytes or -errno. */
-ssize_t	cgroup_read(int dfd, const char *file, char *buf, size_t len);
+ssize_t cgroup_read(int dfd, const char *file, char *buf, size_t len);
 
 /*
  * Read "KEY N" from a flat-keyed file (memory.events, memory.oom_control,
  * cpu.stat, cgroup.events).  0 and *ret, -ENOENT, or -errno.
  */
-int	cgroup_read_key(int dfd, const char *file, const char *key,
-	    unsigned long long *ret);
+int cgroup_read_key(
+    int dfd, const char *file, const char *key, unsigned long long *ret);
 
 /*
  * Kill every process in the cgroup named name below the directory pfd
@@ -94,7 +94,7 @@ int	cgroup_read_key(int dfd, const char *file, const char *key,
  * remove the tree bottom-up.  Bounded: gives up with -EBUSY after about
  * five seconds.  The calling process must not be inside.  0 or -errno.
  */
-int	cgroup_kill_remove(int pfd, const char *name, enum cgroup_mode mode);
+int cgroup_kill_remove(int pfd, const char *name, enum cgroup_mode mode);
 
 /*
  * Root (pam_aisb session open): create the delegated cgroup of one login
@@ -104,8 +104,8 @@ int	cgroup_kill_remove(int pfd, const char *name, enum cgroup_mode mode);
  * -EOPNOTSUPP when the host has no usable cgroup hierarchy.  On error
  * nothing is left behind and pid stays where it was.  0 or -errno.
  */
-int	cgroup_delegate(const char *user, uid_t uid, gid_t gid, pid_t pid,
-	    char *key, size_t keylen);
+int cgroup_delegate(const char *user, uid_t uid, gid_t gid, pid_t pid,
+    char *key, size_t keylen);
 
 /*
  * Root (pam_aisb session close): kill every process in the delegated
@@ -116,11 +116,11 @@ int	cgroup_delegate(const char *user, uid_t uid, gid_t gid, pid_t pid,
  * pam_get_data, but a malformed one must never name another cgroup.
  * 0 or -errno (-EINVAL: bad key).
  */
-int	cgroup_reap(const char *key);
+int cgroup_reap(const char *key);
 
 /* The same with an explicit host (tests use the hybrid cgroup2 mount). */
-int	cgroup_delegate_host(const struct cgroup_host *h, const char *user,
-	    uid_t uid, gid_t gid, pid_t pid, char *key, size_t keylen);
-int	cgroup_reap_host(const struct cgroup_host *h, const char *key);
+int cgroup_delegate_host(const struct cgroup_host *h, const char *user,
+    uid_t uid, gid_t gid, pid_t pid, char *key, size_t keylen);
+int cgroup_reap_host(const struct cgroup_host *h, const char *key);
 
 #endif

@@ -34,25 +34,25 @@
 #include "log.h"
 #include "util.h"
 
-#define FIX_DELEGATE	"add pam_aisb to the session stack of this service"
-#define FIX_BEST	"or set limits.enforce = \"best-effort\""
+#define FIX_DELEGATE "add pam_aisb to the session stack of this service"
+#define FIX_BEST "or set limits.enforce = \"best-effort\""
 
 /* One cgroup hierarchy (v2: the only one; v1: one per mount). */
 struct lim_cg {
-	unsigned ctls;		/* 1 << enum cgroup_ctl carried here */
-	int	 dfd;		/* the delegated cgroup */
-	int	 sfd;		/* our session cgroup in it */
-	char	*dpath;		/* the delegated cgroup, for messages */
-	char	 why[256];	/* why there is no session cgroup here */
+	unsigned ctls; /* 1 << enum cgroup_ctl carried here */
+	int dfd; /* the delegated cgroup */
+	int sfd; /* our session cgroup in it */
+	char *dpath; /* the delegated cgroup, for messages */
+	char why[256]; /* why there is no session cgroup here */
 	const char *fix;
 };
 
 struct limits_state {
 	struct cgroup_host host;
 	struct lim_cg cg[CGROUP_NCTL];
-	int	 n;
-	char	 name[96];	/* "session-<id>" */
-	bool	 strict;
+	int n;
+	char name[96]; /* "session-<id>" */
+	bool strict;
 };
 
 static void
@@ -74,8 +74,7 @@ fmt_size(uint64_t v, char *buf, size_t len)
 
 /* "limits.memory = 4G" for messages. */
 static void
-fmt_limit(const struct aisb_policy *p, enum cgroup_ctl c, char *buf,
-    size_t len)
+fmt_limit(const struct aisb_policy *p, enum cgroup_ctl c, char *buf, size_t len)
 {
 	char v[32];
 
@@ -137,8 +136,7 @@ refuse(const struct limits_state *st, const struct aisb_policy *p,
  * path), -ENOENT when none is ours.
  */
 static int
-find_delegated(const struct cgroup_host *h, enum cgroup_ctl c,
-    char **ret_path)
+find_delegated(const struct cgroup_host *h, enum cgroup_ctl c, char **ret_path)
 {
 	const char *root = h->mode == CGROUP_V2 ? h->root : h->v1root[c];
 	_cleanup_free_ char *rel = NULL;
@@ -155,12 +153,12 @@ find_delegated(const struct cgroup_host *h, enum cgroup_ctl c,
 		return -errno;
 	walk = strdupa(rel);
 	for (comp = strtok_r(walk, "/", &save); comp;
-	    comp = strtok_r(NULL, "/", &save)) {
+	     comp = strtok_r(NULL, "/", &save)) {
 		struct stat sd, sp;
 		int next;
 
-		next = openat(cur, comp,
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		next = openat(
+		    cur, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (next < 0)
 			return -errno;
 		close(cur);
@@ -172,7 +170,7 @@ find_delegated(const struct cgroup_host *h, enum cgroup_ctl c,
 			continue;
 		/* comp points into walk: its end tells how deep we are. */
 		if (asprintf(ret_path, "%s/%.*s", root,
-		    (int)(comp + strlen(comp) - walk), rel) < 0)
+		        (int)(comp + strlen(comp) - walk), rel) < 0)
 			return -ENOMEM;
 		return TAKE_FD(cur);
 	}
@@ -187,7 +185,8 @@ file_has(int dfd, const char *file, const char *word)
 
 	if (cgroup_read(dfd, file, buf, sizeof(buf)) < 0)
 		return false;
-	for (w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+	for (w = strtok_r(buf, " \n", &save); w;
+	     w = strtok_r(NULL, " \n", &save))
 		if (strcmp(w, word) == 0)
 			return true;
 	return false;
@@ -215,13 +214,17 @@ v2_enable(struct lim_cg *g, enum cgroup_ctl c, char *why, size_t len)
 	snprintf(cmd, sizeof(cmd), "+%s", n);
 	r = cgroup_write(g->dfd, "cgroup.subtree_control", cmd);
 	if (r == -EBUSY)
-		snprintf(why, len, "%s holds processes, so v2 cannot give its "
+		snprintf(why, len,
+		    "%s holds processes, so v2 cannot give its "
 		    "children the %s controller (aisb-shell must run in a "
 		    "child of the delegated cgroup: pam_aisb does this; "
-		    "systemd: DelegateSubgroup=)", g->dpath, n);
+		    "systemd: DelegateSubgroup=)",
+		    g->dpath, n);
 	else if (r < 0)
-		snprintf(why, len, "enabling %s in %s/cgroup.subtree_control: "
-		    "%s", n, g->dpath, strerror(-r));
+		snprintf(why, len,
+		    "enabling %s in %s/cgroup.subtree_control: "
+		    "%s",
+		    n, g->dpath, strerror(-r));
 	return r;
 }
 
@@ -243,8 +246,7 @@ swap_active(void)
 
 /* Write one limit file; on failure say which in why. */
 static int
-put(struct lim_cg *g, const char *file, const char *val, char *why,
-    size_t len)
+put(struct lim_cg *g, const char *file, const char *val, char *why, size_t len)
 {
 	int r = cgroup_write(g->sfd, file, val);
 
@@ -276,14 +278,16 @@ apply(struct limits_state *st, struct lim_cg *g, const struct aisb_policy *p,
 		 * caps RAM; v1 then gets swappiness 0 so the kernel does
 		 * not swap this cgroup's memory out instead of killing.
 		 */
-		r = cgroup_write(g->sfd, v2 ? "memory.swap.max" :
-		    "memory.memsw.limit_in_bytes", v2 ? "0" : val);
+		r = cgroup_write(g->sfd,
+		    v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes",
+		    v2 ? "0" : val);
 		if (r == -ENOENT) {
 			if (!v2)
-				(void)cgroup_write(g->sfd, "memory.swappiness",
-				    "0");
+				(void)cgroup_write(
+				    g->sfd, "memory.swappiness", "0");
 			if (swap_active())
-				log_warn("limits.memory: this host has swap but "
+				log_warn(
+				    "limits.memory: this host has swap but "
 				    "no swap accounting; the limit caps RAM, "
 				    "swap use is not limited (boot with "
 				    "swapaccount=1)");
@@ -325,8 +329,10 @@ open_session(struct limits_state *st, struct lim_cg *g, enum cgroup_ctl c)
 		if (r == -ENOENT)
 			snprintf(g->why, sizeof(g->why), "no delegated cgroup");
 		else
-			snprintf(g->why, sizeof(g->why), "finding the "
-			    "delegated cgroup: %s", strerror(-r));
+			snprintf(g->why, sizeof(g->why),
+			    "finding the "
+			    "delegated cgroup: %s",
+			    strerror(-r));
 		return;
 	}
 	g->dfd = r;
@@ -336,8 +342,8 @@ open_session(struct limits_state *st, struct lim_cg *g, enum cgroup_ctl c)
 		    st->name, strerror(errno));
 		return;
 	}
-	g->sfd = openat(g->dfd, st->name,
-	    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	g->sfd = openat(
+	    g->dfd, st->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (g->sfd < 0) {
 		snprintf(g->why, sizeof(g->why), "open %s/%s: %s", g->dpath,
 		    st->name, strerror(errno));
@@ -361,8 +367,8 @@ limits_setup(const struct aisb_policy *p, const char *session_id,
 	if (session_id && cgroup_name_ok(session_id))
 		snprintf(st->name, sizeof(st->name), "session-%s", session_id);
 	else
-		snprintf(st->name, sizeof(st->name), "session-%d",
-		    (int)getpid());
+		snprintf(
+		    st->name, sizeof(st->name), "session-%d", (int)getpid());
 
 	r = cgroup_host_probe(&st->host);
 	if (r < 0)
@@ -374,15 +380,16 @@ limits_setup(const struct aisb_policy *p, const char *session_id,
 
 		if (st->host.mode == CGROUP_V2) {
 			if (c == CGROUP_CPUACCT)
-				continue;	/* cpu.stat has the usage */
+				continue; /* cpu.stat has the usage */
 			g = &st->cg[0];
 			st->n = 1;
 		} else {
 			if (!st->host.v1root[c])
 				continue;
 			for (i = 0; i < st->n; i++)
-				if (strcmp(st->host.v1root[c], st->host.v1root[
-				    __builtin_ctz(st->cg[i].ctls)]) == 0)
+				if (strcmp(st->host.v1root[c],
+				        st->host.v1root[__builtin_ctz(
+				            st->cg[i].ctls)]) == 0)
 					g = &st->cg[i];
 			if (!g)
 				g = &st->cg[st->n++];
@@ -406,19 +413,21 @@ limits_setup(const struct aisb_policy *p, const char *session_id,
 			r = refuse(st, p, c, "this host has no cgroups",
 			    "a kernel with cgroups is needed");
 		else if (!g)
-			r = refuse(st, p, c, st->host.mode == CGROUP_V1 ?
-			    "its cgroup v1 controller is not mounted" :
-			    "no cgroup hierarchy", "mount it");
+			r = refuse(st, p, c,
+			    st->host.mode == CGROUP_V1
+			        ? "its cgroup v1 controller is not mounted"
+			        : "no cgroup hierarchy",
+			    "mount it");
 		else if (g->sfd < 0)
 			r = refuse(st, p, c, g->why, g->fix);
 		else if ((st->host.mode == CGROUP_V2 &&
-		    v2_enable(g, c, why, sizeof(why)) < 0) ||
+		             v2_enable(g, c, why, sizeof(why)) < 0) ||
 		    apply(st, g, p, c, why, sizeof(why)) < 0)
 			r = refuse(st, p, c, why, "see docs/limits.md");
 		else {
 			r = 0;
-			log_debug("limits: %s set in %s/%s",
-			    cgroup_ctl_name(c), g->dpath, st->name);
+			log_debug("limits: %s set in %s/%s", cgroup_ctl_name(c),
+			    g->dpath, st->name);
 		}
 		if (r < 0) {
 			limits_teardown(st);
@@ -443,11 +452,13 @@ limits_attach(struct limits_state *st, pid_t pid)
 			continue;
 		r = cgroup_write(g->sfd, "cgroup.procs", val);
 		if (r < 0 && st->strict)
-			return log_errno(r, "limits: moving the sandbox into "
-			    "%s/%s: %m", g->dpath, st->name);
+			return log_errno(r,
+			    "limits: moving the sandbox into "
+			    "%s/%s: %m",
+			    g->dpath, st->name);
 		if (r < 0)
 			log_warn("limits: moving the sandbox into %s/%s: %s "
-			    "(best-effort: its limits do not apply)",
+			         "(best-effort: its limits do not apply)",
 			    g->dpath, st->name, strerror(-r));
 	}
 	return 0;
@@ -466,26 +477,25 @@ cap_rlimit(int res, uint64_t v, const char *key)
 		v = cur.rlim_max;
 	r.rlim_cur = r.rlim_max = (rlim_t)v;
 	if (setrlimit(res, &r) < 0)
-		return log_errno(-errno, "%s = %" PRIu64 ": setrlimit: %m",
-		    key, v);
+		return log_errno(
+		    -errno, "%s = %" PRIu64 ": setrlimit: %m", key, v);
 	return 0;
 }
 
 int
 limits_rlimits(const struct aisb_policy *p)
 {
-	struct rlimit core = { 0, 0 };
+	struct rlimit core = {0, 0};
 	int r;
 
 	if (setrlimit(RLIMIT_CORE, &core) < 0)
 		return log_errno(-errno, "RLIMIT_CORE = 0: %m");
 	if (p->limits.nofile &&
-	    (r = cap_rlimit(RLIMIT_NOFILE, p->limits.nofile,
-	    "limits.nofile")) < 0)
+	    (r = cap_rlimit(RLIMIT_NOFILE, p->limits.nofile, "limits.nofile")) <
+	        0)
 		return r;
 	if (p->limits.fsize &&
-	    (r = cap_rlimit(RLIMIT_FSIZE, p->limits.fsize,
-	    "limits.fsize")) < 0)
+	    (r = cap_rlimit(RLIMIT_FSIZE, p->limits.fsize, "limits.fsize")) < 0)
 		return r;
 	return 0;
 }
@@ -505,15 +515,17 @@ limits_oom_happened(struct limits_state *st)
 			continue;
 		if (st->host.mode == CGROUP_V2)
 			return cgroup_read_key(g->sfd, "memory.events",
-			    "oom_kill", &n) == 0 && n > 0;
-		r = cgroup_read_key(g->sfd, "memory.oom_control", "oom_kill",
-		    &n);
+			           "oom_kill", &n) == 0 &&
+			    n > 0;
+		r = cgroup_read_key(
+		    g->sfd, "memory.oom_control", "oom_kill", &n);
 		if (r == 0)
 			return n > 0;
 		/* before 4.13 v1 has no oom_kill count: the limit was hit
 		 * and the cgroup is or was under OOM */
 		return (cgroup_read_key(g->sfd, "memory.oom_control",
-		    "under_oom", &n) == 0 && n > 0);
+		            "under_oom", &n) == 0 &&
+		    n > 0);
 	}
 	return false;
 }
@@ -527,7 +539,8 @@ limits_oom_report(struct limits_state *st, const struct aisb_policy *p)
 		return false;
 	fmt_size(p->limits.memory, v, sizeof(v));
 	log_err("memory limit reached (limits.memory = %s): the kernel killed "
-	    "a process of this session", v);
+	        "a process of this session",
+	    v);
 	return true;
 }
 
@@ -535,7 +548,8 @@ int
 limits_timeout_status(const struct aisb_policy *p)
 {
 	log_err("limits.timeout = %" PRIu64 " reached: the sandbox was "
-	    "killed (exit status %d)", p->limits.timeout, LIMITS_EX_TIMEOUT);
+	        "killed (exit status %d)",
+	    p->limits.timeout, LIMITS_EX_TIMEOUT);
 	return LIMITS_EX_TIMEOUT;
 }
 

@@ -17,11 +17,23 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
 #include "cgroup.h"
+
+static volatile sig_atomic_t child;
+
+/* Like a session's end: a signal to us goes to the command, and the
+ * cgroup is still reaped afterwards. */
+static void
+forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
 
 int
 main(int argc, char **argv)
@@ -37,7 +49,8 @@ main(int argc, char **argv)
 		i = 3;
 	}
 	if (argc - i < 2) {
-		fprintf(stderr, "usage: lim_delegate [-k KEYFILE] USER CMD...\n");
+		fprintf(
+		    stderr, "usage: lim_delegate [-k KEYFILE] USER CMD...\n");
 		return 2;
 	}
 	pw = getpwnam(argv[i]);
@@ -45,8 +58,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "lim_delegate: no user %s\n", argv[i]);
 		return 2;
 	}
-	r = cgroup_delegate(pw->pw_name, pw->pw_uid, pw->pw_gid, getpid(), key,
-	    sizeof(key));
+	r = cgroup_delegate(
+	    pw->pw_name, pw->pw_uid, pw->pw_gid, getpid(), key, sizeof(key));
 	if (r < 0) {
 		fprintf(stderr, "lim_delegate: cgroup_delegate: %s\n",
 		    strerror(-r));
@@ -61,12 +74,26 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
+	{
+		struct sigaction sa = {.sa_handler = forward};
+		int sigs[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT};
+		size_t k;
+
+		for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+			sigaction(sigs[k], &sa, NULL);
+	}
 	pid = fork();
 	if (pid < 0) {
 		cgroup_reap(key);
 		return 1;
 	}
 	if (pid == 0) {
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+		sigaction(SIGTERM, &dfl, NULL);
+		sigaction(SIGHUP, &dfl, NULL);
+		sigaction(SIGINT, &dfl, NULL);
+		sigaction(SIGQUIT, &dfl, NULL);
 		if (initgroups(pw->pw_name, pw->pw_gid) < 0 ||
 		    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) < 0 ||
 		    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) < 0) {
@@ -80,6 +107,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "lim_delegate: exec %s: %m\n", argv[i + 1]);
 		_exit(127);
 	}
+	child = pid;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	r = cgroup_reap(key);

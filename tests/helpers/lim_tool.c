@@ -28,15 +28,24 @@ static const char *
 errname(int e)
 {
 	switch (e) {
-	case 0: return "0";
-	case EAGAIN: return "EAGAIN";
-	case ENOMEM: return "ENOMEM";
-	case EFBIG: return "EFBIG";
-	case ENOSPC: return "ENOSPC";
-	case EMFILE: return "EMFILE";
-	case ENFILE: return "ENFILE";
-	case EDQUOT: return "EDQUOT";
-	default: return strerrorname_np(e) ? strerrorname_np(e) : "?";
+	case 0:
+		return "0";
+	case EAGAIN:
+		return "EAGAIN";
+	case ENOMEM:
+		return "ENOMEM";
+	case EFBIG:
+		return "EFBIG";
+	case ENOSPC:
+		return "ENOSPC";
+	case EMFILE:
+		return "EMFILE";
+	case ENFILE:
+		return "ENFILE";
+	case EDQUOT:
+		return "EDQUOT";
+	default:
+		return strerrorname_np(e) ? strerrorname_np(e) : "?";
 	}
 }
 
@@ -173,7 +182,8 @@ main(int argc, char **argv)
 		return nofile(atol(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "spin") == 0)
 		return spin(atol(argv[2]));
-	fprintf(stderr, "usage: lim_tool hog MB | forkbomb MAX S | fill PATH MB"
+	fprintf(stderr,
+	    "usage: lim_tool hog MB | forkbomb MAX S | fill PATH MB"
 	    " | nofile N | spin S\n");
 	return 2;
 }

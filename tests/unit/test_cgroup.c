@@ -28,9 +28,9 @@
 #include "cgroup.h"
 #include "util.h"
 
-#define TUID	26901
-#define TGID	26901
-#define TUSER	"tlimunit"
+#define TUID 26901
+#define TGID 26901
+#define TUSER "tlimunit"
 
 static char *
 path_join(const char *a, const char *b, const char *c)
@@ -60,8 +60,8 @@ exists(const char *path)
 
 /* Is pid's cgroup (hierarchy of c) exactly rel? */
 static int
-pid_in(const struct cgroup_host *h, enum cgroup_ctl c, pid_t pid,
-    const char *rel)
+pid_in(
+    const struct cgroup_host *h, enum cgroup_ctl c, pid_t pid, const char *rel)
 {
 	char *p = NULL;
 	int r;
@@ -95,13 +95,13 @@ victim_main(const struct cgroup_host *h, int go, int report)
 
 	if (read(go, key, CGROUP_KEYLEN) <= 0)
 		_exit(2);
-	name = key + 3;		/* "aisb/NAME" */
+	name = key + 3; /* "aisb/NAME" */
 	if (setresgid(TGID, TGID, TGID) < 0 || setresuid(TUID, TUID, TUID) < 0)
 		_exit(3);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	for (c = 0; c < CGROUP_NCTL; c++) {
-		const char *root = h->mode == CGROUP_V2 ? h->root :
-		    h->v1root[c];
+		const char *root =
+		    h->mode == CGROUP_V2 ? h->root : h->v1root[c];
 		char *d;
 		int fd;
 
@@ -186,12 +186,14 @@ run_host(const struct cgroup_host *h, const char *what)
 		waitpid(v.pid, NULL, 0);
 		return;
 	}
-	ok(strncmp(key, h->mode == CGROUP_V2 ? "v2:aisb/tlimunit-" :
-	    "v1:aisb/tlimunit-", 17) == 0, "%s: key '%s' names the user", what,
-	    key);
+	ok(strncmp(key,
+	       h->mode == CGROUP_V2 ? "v2:aisb/tlimunit-" : "v1:aisb/tlimunit-",
+	       17) == 0,
+	    "%s: key '%s' names the user", what, key);
 	name = key + 3;
 	for (c = 0; c < CGROUP_NCTL; c++) {
-		const char *root = h->mode == CGROUP_V2 ? h->root : h->v1root[c];
+		const char *root =
+		    h->mode == CGROUP_V2 ? h->root : h->v1root[c];
 		char *d, *f1, *f2, *top;
 		char rel[200];
 
@@ -200,12 +202,13 @@ run_host(const struct cgroup_host *h, const char *what)
 		d = path_join(root, name, NULL);
 		top = path_join(root, CGROUP_TOP, NULL);
 		f1 = path_join(root, name, "cgroup.procs");
-		f2 = path_join(root, name, h->mode == CGROUP_V2 ?
-		    "cgroup.subtree_control" : "tasks");
+		f2 = path_join(root, name,
+		    h->mode == CGROUP_V2 ? "cgroup.subtree_control" : "tasks");
 		ok(owner_is(top, 0), "%s: %s stays root's", what, top);
-		ok(owner_is(d, TUID) && owner_is(f1, TUID) && owner_is(f2, TUID),
-		    "%s: %s and its delegation files belong to the user",
-		    what, d);
+		ok(owner_is(d, TUID) && owner_is(f1, TUID) &&
+		        owner_is(f2, TUID),
+		    "%s: %s and its delegation files belong to the user", what,
+		    d);
 		if (h->mode == CGROUP_V2) {
 			char *l = path_join(root, name, CGROUP_LEAF);
 
@@ -214,11 +217,13 @@ run_host(const struct cgroup_host *h, const char *what)
 			free(l);
 			snprintf(rel, sizeof(rel), "%s/%s", name, CGROUP_LEAF);
 		} else {
-			char *lim = path_join(root, name, c == CGROUP_MEMORY ?
-			    "memory.limit_in_bytes" : "notify_on_release");
+			char *lim = path_join(root, name,
+			    c == CGROUP_MEMORY ? "memory.limit_in_bytes"
+			                       : "notify_on_release");
 
-			ok(owner_is(lim, 0), "%s %s: its limit files stay root's",
-			    what, cgroup_ctl_name(c));
+			ok(owner_is(lim, 0),
+			    "%s %s: its limit files stay root's", what,
+			    cgroup_ctl_name(c));
 			free(lim);
 			snprintf(rel, sizeof(rel), "%s", name);
 		}
@@ -231,8 +236,10 @@ run_host(const struct cgroup_host *h, const char *what)
 	}
 
 	r = victim_go(&v, key);
-	ok(r == 0, "%s: the user made and entered a child cgroup, forked a "
-	    "setsid+nohup grandchild", what);
+	ok(r == 0,
+	    "%s: the user made and entered a child cgroup, forked a "
+	    "setsid+nohup grandchild",
+	    what);
 
 	is_int(cgroup_reap_host(h, key), 0, "%s: cgroup_reap", what);
 	ok(killed_by_sigkill(v.pid), "%s: the delegated process was killed",
@@ -240,10 +247,13 @@ run_host(const struct cgroup_host *h, const char *what)
 	close(v.go);
 	close(v.report);
 	/* The grandchild was orphaned to us (subreaper). */
-	ok(killed_by_sigkill(v.gc), "%s: the setsid+nohup grandchild was "
-	    "killed", what);
+	ok(killed_by_sigkill(v.gc),
+	    "%s: the setsid+nohup grandchild was "
+	    "killed",
+	    what);
 	for (c = 0; c < CGROUP_NCTL; c++) {
-		const char *root = h->mode == CGROUP_V2 ? h->root : h->v1root[c];
+		const char *root =
+		    h->mode == CGROUP_V2 ? h->root : h->v1root[c];
 		char *d;
 
 		if (!root || (h->mode == CGROUP_V2 && c > 0))
@@ -252,8 +262,8 @@ run_host(const struct cgroup_host *h, const char *what)
 		ok(!exists(d), "%s: %s removed", what, d);
 		free(d);
 	}
-	is_int(cgroup_reap_host(h, key), 0, "%s: reaping again is a no-op",
-	    what);
+	is_int(
+	    cgroup_reap_host(h, key), 0, "%s: reaping again is a no-op", what);
 }
 
 /* The PAM case: the caller itself sits in the cgroup it reaps. */
@@ -266,25 +276,26 @@ run_self(const struct cgroup_host *h, const char *what)
 	if (pid == 0) {
 		char key[CGROUP_KEYLEN];
 
-		if (cgroup_delegate_host(h, TUSER, TUID, TGID, getpid(), key,
-		    sizeof(key)) < 0)
+		if (cgroup_delegate_host(
+		        h, TUSER, TUID, TGID, getpid(), key, sizeof(key)) < 0)
 			_exit(10);
 		if (cgroup_reap_host(h, key) < 0)
 			_exit(11);
 		_exit(0);
 	}
-	ok(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	    WEXITSTATUS(st) == 0, "%s: a caller inside its own delegated "
-	    "cgroup survives cgroup_reap (status %d)", what, st);
+	ok(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "%s: a caller inside its own delegated "
+	    "cgroup survives cgroup_reap (status %d)",
+	    what, st);
 }
 
 static void
 run_keys(const struct cgroup_host *h)
 {
-	static const char *const bad[] = { "", "v1", "v1:", "v2:",
-	    "v1:aisb", "v1:aisb/", "v1:aisb/..", "v1:aisb/../x",
-	    "v1:aisb/a/b", "v1:/etc", "v1:other/x", "v1:aisb/.x",
-	    "v2:aisb/x\n", "v1:aisb/x y", "v9:aisb/x" };
+	static const char *const bad[] = {"", "v1", "v1:", "v2:", "v1:aisb",
+	    "v1:aisb/", "v1:aisb/..", "v1:aisb/../x", "v1:aisb/a/b", "v1:/etc",
+	    "v1:other/x", "v1:aisb/.x", "v2:aisb/x\n", "v1:aisb/x y",
+	    "v9:aisb/x"};
 	size_t i;
 	int bad_ok = 1;
 
@@ -301,10 +312,11 @@ run_keys(const struct cgroup_host *h)
 	}
 	ok(bad_ok, "malformed keys are refused with -EINVAL");
 	is_int(cgroup_reap_host(h, NULL), -EINVAL, "NULL key refused");
-	is_int(cgroup_reap_host(h, h->mode == CGROUP_V2 ? "v1:aisb/x" :
-	    "v2:aisb/x"), -EINVAL, "a key of the other cgroup version is refused");
+	is_int(cgroup_reap_host(
+	           h, h->mode == CGROUP_V2 ? "v1:aisb/x" : "v2:aisb/x"),
+	    -EINVAL, "a key of the other cgroup version is refused");
 	ok(cgroup_name_ok("tlim1-12-abc") && !cgroup_name_ok("..") &&
-	    !cgroup_name_ok("a/b") && !cgroup_name_ok(""),
+	        !cgroup_name_ok("a/b") && !cgroup_name_ok(""),
 	    "cgroup_name_ok accepts one safe component only");
 }
 
@@ -317,8 +329,10 @@ main(void)
 
 	r = cgroup_host_probe(&h);
 	is_int(r, 0, "cgroup_host_probe");
-	printf("# host cgroup mode: %s\n", h.mode == CGROUP_V2 ? "v2" :
-	    h.mode == CGROUP_V1 ? "v1" : "none");
+	printf("# host cgroup mode: %s\n",
+	    h.mode == CGROUP_V2       ? "v2"
+	        : h.mode == CGROUP_V1 ? "v1"
+	                              : "none");
 	if (geteuid() != 0) {
 		tap_skip("needs root", "delegation tests");
 		return tap_done();
@@ -330,17 +344,17 @@ main(void)
 	} else {
 		if (h.mode == CGROUP_V1)
 			ok(h.v1root[CGROUP_MEMORY] && h.v1root[CGROUP_PIDS] &&
-			    h.v1root[CGROUP_CPU], "v1: memory, pids and cpu "
+			        h.v1root[CGROUP_CPU],
+			    "v1: memory, pids and cpu "
 			    "hierarchies found");
 		run_keys(&h);
 		run_host(&h, h.mode == CGROUP_V2 ? "v2" : "v1");
 		run_self(&h, h.mode == CGROUP_V2 ? "v2" : "v1");
 	}
-	if (h.mode != CGROUP_V2 &&
-	    statfs("/sys/fs/cgroup/unified", &sf) == 0 &&
+	if (h.mode != CGROUP_V2 && statfs("/sys/fs/cgroup/unified", &sf) == 0 &&
 	    sf.f_type == CGROUP2_SUPER_MAGIC) {
-		struct cgroup_host u = { .mode = CGROUP_V2,
-		    .root = "/sys/fs/cgroup/unified" };
+		struct cgroup_host u = {
+		    .mode = CGROUP_V2, .root = "/sys/fs/cgroup/unified"};
 
 		run_host(&u, "v2 (hybrid mount, no controllers)");
 		run_self(&u, "v2 (hybrid mount, no controllers)");

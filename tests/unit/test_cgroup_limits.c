@@ -26,8 +26,8 @@
 #include "limits.h"
 #include "policy.h"
 
-#define TUID	26902
-#define TGID	26902
+#define TUID 26902
+#define TGID 26902
 
 static struct cgroup_host host;
 static int report[2];
@@ -46,8 +46,9 @@ as_user(bool delegate, void (*fn)(const char *key))
 	pid = fork();
 	if (pid == 0) {
 		close(report[0]);
-		if (delegate && cgroup_delegate("tlimunit2", TUID, TGID,
-		    getpid(), key, sizeof(key)) < 0)
+		if (delegate &&
+		    cgroup_delegate("tlimunit2", TUID, TGID, getpid(), key,
+		        sizeof(key)) < 0)
 			_exit(90);
 		if (write(report[1], key, sizeof(key)) != sizeof(key))
 			_exit(91);
@@ -70,8 +71,10 @@ as_user(bool delegate, void (*fn)(const char *key))
 	}
 	close(report[0]);
 	waitpid(pid, &st, 0);
-	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the test child finished "
-	    "(status %d)", st);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the test child finished "
+	    "(status %d)",
+	    st);
 	if (key[0])
 		is_int(cgroup_reap(key), 0, "delegated cgroup reaped");
 }
@@ -137,9 +140,11 @@ undelegated(const char *key)
 	r = limits_setup(&pol, "t1", &st);
 	stderr_back(saved, rd, buf, sizeof(buf));
 	is_int(r, -EOPNOTSUPP, "strict, no delegated cgroup: refused");
-	ok(count_lines(buf) == 1 && strstr(buf, "limits.memory = 32M cannot "
-	    "be enforced: no delegated cgroup (add pam_aisb") &&
-	    strstr(buf, "limits.enforce = \"best-effort\""),
+	ok(count_lines(buf) == 1 &&
+	        strstr(buf,
+	            "limits.memory = 32M cannot "
+	            "be enforced: no delegated cgroup (add pam_aisb") &&
+	        strstr(buf, "limits.enforce = \"best-effort\""),
 	    "one line names the limit and both fixes");
 	printf("# %s", buf);
 
@@ -148,9 +153,12 @@ undelegated(const char *key)
 	r = limits_setup(&pol, "t2", &st);
 	stderr_back(saved, rd, buf, sizeof(buf));
 	is_int(r, 0, "best-effort, no delegated cgroup: starts");
-	ok(count_lines(buf) == 3 && strstr(buf, "limits.memory = 32M not "
-	    "enforced") && strstr(buf, "limits.pids = 16 not enforced") &&
-	    strstr(buf, "limits.cpu = \"50%\" not enforced"),
+	ok(count_lines(buf) == 3 &&
+	        strstr(buf,
+	            "limits.memory = 32M not "
+	            "enforced") &&
+	        strstr(buf, "limits.pids = 16 not enforced") &&
+	        strstr(buf, "limits.cpu = \"50%\" not enforced"),
 	    "best-effort logs each limit not enforced");
 	limits_teardown(st);
 
@@ -166,8 +174,9 @@ dir_of(const char *key, enum cgroup_ctl c, const char *sub)
 {
 	char p[512];
 
-	snprintf(p, sizeof(p), "%s/%s%s%s", host.mode == CGROUP_V2 ?
-	    host.root : host.v1root[c], key + 3, sub ? "/" : "", sub ? sub : "");
+	snprintf(p, sizeof(p), "%s/%s%s%s",
+	    host.mode == CGROUP_V2 ? host.root : host.v1root[c], key + 3,
+	    sub ? "/" : "", sub ? sub : "");
 	return open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
@@ -216,7 +225,7 @@ hog(void)
 		_exit(2);
 	for (i = 0; i < sz; i += 4096)
 		m[i] = 1;
-	_exit(3);	/* not reached when the limit holds */
+	_exit(3); /* not reached when the limit holds */
 }
 
 /* Fork until refused; exit with how many forks worked (bounded). */
@@ -258,15 +267,17 @@ delegated(const char *key)
 		int dfd = dir_of(key, CGROUP_MEMORY, NULL);
 
 		if (dfd >= 0)
-			cgroup_read(dfd, "cgroup.subtree_control", buf,
-			    sizeof(buf));
+			cgroup_read(
+			    dfd, "cgroup.subtree_control", buf, sizeof(buf));
 		if (dfd >= 0)
 			close(dfd);
 		if (!strstr(buf, "memory") || !strstr(buf, "pids") ||
 		    !strstr(buf, "cpu")) {
-			tap_skip("this cgroup2 host cannot delegate memory, "
+			tap_skip(
+			    "this cgroup2 host cannot delegate memory, "
 			    "pids and cpu (e.g. a container whose cgroup root "
-			    "holds processes)", "session cgroup limits");
+			    "holds processes)",
+			    "session cgroup limits");
 			return;
 		}
 	}
@@ -284,9 +295,10 @@ delegated(const char *key)
 			is_int(read_num(sfd, "memory.limit_in_bytes"), 32 << 20,
 			    "v1 memory.limit_in_bytes");
 			if (faccessat(sfd, "memory.memsw.limit_in_bytes", F_OK,
-			    0) == 0)
-				is_int(read_num(sfd,
-				    "memory.memsw.limit_in_bytes"), 32 << 20,
+			        0) == 0)
+				is_int(read_num(
+				           sfd, "memory.memsw.limit_in_bytes"),
+				    32 << 20,
 				    "v1 memory.memsw.limit_in_bytes: no swap");
 		} else if (c == CGROUP_MEMORY) {
 			is_int(read_num(sfd, "memory.max"), 32 << 20,
@@ -330,7 +342,8 @@ delegated(const char *key)
 	if (pid == 0)
 		_exit(7);
 	ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	    WEXITSTATUS(status) == 7, "the outer, outside the session "
+	        WEXITSTATUS(status) == 7,
+	    "the outer, outside the session "
 	    "cgroup, can still fork");
 
 	pid = spawn(&go, sleeper);
