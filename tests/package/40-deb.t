@@ -95,7 +95,7 @@ fi
 cleanup() {
 	rm -f /etc/aisb/users.d/$user.conf
 	if dpkg-query -W -f='${Status}' aisb 2>/dev/null | grep -q 'ok installed\|config-files'; then
-		DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq aisb >/dev/null 2>&1
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -qq aisb >/dev/null 2>&1
 	fi
 	rm -rf "/srv/agents/$user" "/var/lib/aisb/home/$user"
 	rmdir /srv/agents /var/lib/aisb/home /var/lib/aisb 2>/dev/null
@@ -103,7 +103,7 @@ cleanup() {
 }
 at_exit cleanup
 export DEBIAN_FRONTEND=noninteractive
-if apt-get install -y -qq --no-install-recommends "$deb" >"$tmp/apt.log" 2>&1; then
+if apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "$deb" >"$tmp/apt.log" 2>&1; then
 	pass "apt-get install ./aisb_${ver}_$arch.deb"
 else
 	fail "apt-get install ./aisb_${ver}_$arch.deb" "$(tail -n 20 "$tmp/apt.log")"
@@ -132,52 +132,92 @@ else
 fi
 
 # --- one sandboxed session from the installed package ---------------------
+# As docs/admin-guide.md says: the agent's login shell, its project, a
+# per-user policy, and pam_aisb enabled with pam-auth-update (its session
+# makes the sandbox home and the delegated cgroup that the default strict
+# limits need).  The host's PAM files are saved first and restored if the
+# package's prerm did not take pam_aisb out again.
 tu_user "$user" >/dev/null
 usermod -s /usr/bin/aisb-shell "$user"
 install -d -m 0755 /srv/agents
 install -d -m 0755 -o "$user" -g "$user" "/srv/agents/$user" "/srv/agents/$user/project"
-install -d -m 0700 -o "$user" -g "$user" "/var/lib/aisb/home/$user"
-# No egress needed for this session: the gate has its own tests.
-printf 'network {\n\tmode = "none"\n}\n' > /etc/aisb/users.d/$user.conf
+# An agent by its own users.d file (no global group); no egress needed
+# for the first session: the gate has its own tests.
+printf 'agents = {"%s"}\nnetwork {\n\tmode = "none"\n}\n' "$user" > /etc/aisb/users.d/$user.conf
 chmod 0644 /etc/aisb/users.d/$user.conf
 echo "from the host" > "/srv/agents/$user/project/canary"
+mkdir -p "$tmp/pam-save/pam.d" "$tmp/pam-save/lib"
+cp -a /etc/pam.d/common-* "$tmp/pam-save/pam.d/"
+cp -a /var/lib/pam/. "$tmp/pam-save/lib/" 2>/dev/null
+pam_restore() {
+	if grep -qs pam_aisb /etc/pam.d/common-*; then
+		cp -a "$tmp/pam-save/pam.d/." /etc/pam.d/
+		cp -a "$tmp/pam-save/lib/." /var/lib/pam/
+	fi
+}
+at_exit pam_restore
+if pam-auth-update --enable aisb >"$tmp/pau.log" 2>&1 &&
+    grep -q pam_aisb /etc/pam.d/common-account; then
+	pass "pam-auth-update --enable aisb (the installed profile)"
+else
+	fail "pam-auth-update --enable aisb (the installed profile)" "$(cat "$tmp/pau.log")"
+fi
+ok "no sandbox home before the first login" test '!' -e "/var/lib/aisb/home/$user"
+
 out=$(cd / && timeout 60 su - "$user" -c 'echo "session=$AISB_SESSION"; cat /project/canary;
-	ls -A /home | wc -l; cat /etc/shadow >/dev/null 2>&1 && echo shadow-readable;
+	echo "home=$(ls -A /home | tr "\n" " ")"; cat /etc/shadow >/dev/null 2>&1 && echo shadow-readable;
 	touch /usr/aisb-x 2>/dev/null && echo usr-writable; echo made > /project/out; echo done' 2>&1)
 rc=$?
+sessions=yes
 if grep -Eq 'not implemented|not built yet' <<<"$out"; then
+	sessions=
 	skip "a sandboxed su - $user -c session works" "sessions are not on main yet"
 elif [ $rc -eq 77 ] && ! have_userns; then
+	sessions=
 	skip "a sandboxed su - $user -c session works" "no unprivileged user namespaces here"
 else
 	is "$rc" 0 "su - $user -c CMD from the installed package exits 0"
 	like "$out" 'session=[^[:space:]]+' "inside: AISB_SESSION is set"
 	like "$out" 'from the host' "inside: the project is at /project"
 	unlike "$out" 'shadow-readable|usr-writable' "inside: /etc/shadow unreadable, /usr read-only"
-	ok "inside: /home is empty" grep -qx 0 <<<"$out"
+	like "$out" "home=$user \$" "inside: /home holds only the agent's own home"
 	is "$(cat "/srv/agents/$user/project/out" 2>&1)" "made" "a write to /project shows on the host"
+	is "$(stat -c '%U %a' "/var/lib/aisb/home/$user" 2>&1)" "$user 700" \
+	    "pam_aisb made the sandbox home (the agent's, 0700)"
 	[ $rc -eq 0 ] || diag "$out"
 fi
-rm -f /etc/aisb/users.d/$user.conf
+if [ -n "$sessions" ]; then
+	# The account phase: a shell that is not aisb-shell is refused.
+	usermod -s /bin/bash "$user"
+	out=$(cd / && timeout 30 su - "$user" -c 'echo unsandboxed' 2>&1)
+	rc=$?
+	ok "with pam_aisb, su to the agent with /bin/bash as shell is refused (status $rc)" \
+	    test $rc -ne 0
+	unlike "$out" 'unsandboxed' "and nothing ran"
+	usermod -s /usr/bin/aisb-shell "$user"
+fi
 
 # A gated session needs the installed gate, found next to the installed
 # aisb-shell (/usr/bin/../libexec/aisb/aisb-gate).  No traffic: only that
 # it starts and the proxy is announced.
+printf 'agents = {"%s"}\n' "$user" > /etc/aisb/users.d/$user.conf
 if ! compgen -G "$src/gate/*.c" >/dev/null; then
 	skip "a gated session starts the installed gate" "gate/ is not on main yet"
+elif [ -z "$sessions" ]; then
+	skip "a gated session starts the installed gate" "sessions do not run here (above)"
 else
 	out=$(cd / && timeout 60 su - "$user" -c 'echo "proxy=$HTTPS_PROXY"' 2>&1)
 	rc=$?
-	if grep -Eq 'not implemented|not built yet' <<<"$out"; then
-		skip "a gated session starts the installed gate" "sessions are not on main yet"
-	else
-		is "$rc" 0 "a gated session from the installed package exits 0"
-		like "$out" 'proxy=http://127\.0\.0\.1:[0-9]+' "and announces the installed gate's proxy"
-	fi
+	is "$rc" 0 "a gated session from the installed package exits 0"
+	like "$out" 'proxy=http://127\.0\.0\.1:[0-9]+' "and announces the installed gate's proxy"
+	[ $rc -eq 0 ] || diag "$out"
 fi
+rm -f /etc/aisb/users.d/$user.conf
 
+had_home=
+[ -d "/var/lib/aisb/home/$user" ] && had_home=yes
 # --- purge ---------------------------------------------------------------
-if apt-get purge -y -qq aisb >"$tmp/purge.log" 2>&1; then
+if apt-get -o DPkg::Lock::Timeout=300 purge -y -qq aisb >"$tmp/purge.log" 2>&1; then
 	pass "apt-get purge aisb"
 else
 	fail "apt-get purge aisb" "$(tail -n 20 "$tmp/purge.log")"
@@ -192,6 +232,14 @@ is "$left" "" "purge removes every file of the package"
 for d in /etc/aisb /usr/libexec/aisb /usr/share/aisb /usr/share/doc/aisb; do
 	ok "purge removes $d" test '!' -e "$d"
 done
-rest=$(find /var/lib/aisb -mindepth 1 -maxdepth 2 2>/dev/null | sort | tr '\n' ' ')
-is "$rest" "/var/lib/aisb/home /var/lib/aisb/home/$user " "only the agent's home is left under /var/lib/aisb"
+# Agent homes are the agents' data: they stay, and nothing else does.
+rest=$(find /var/lib/aisb -mindepth 1 2>/dev/null | grep -Ev '^/var/lib/aisb/home(/[^/]+(/.*)?)?$' | tr '\n' ' ')
+is "$rest" "" "purge leaves nothing under /var/lib/aisb but agent homes"
+if [ -n "$had_home" ]; then
+	ok "the agent's home is kept" test -d "/var/lib/aisb/home/$user"
+else
+	ok "no agent home, no /var/lib/aisb/home" test '!' -e /var/lib/aisb/home -o -n "$(ls -A /var/lib/aisb/home 2>/dev/null)"
+fi
+ok "the prerm took pam_aisb out of the PAM stacks" '!' grep -qs pam_aisb /etc/pam.d/common-account \
+    /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive
 done_testing
