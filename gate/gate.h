@@ -200,13 +200,15 @@ struct gate_opts {
 	struct sockaddr_storage resolver;
 	socklen_t resolver_len;
 	bool	 log_stderr;	/* decision records also on stderr (tests) */
-	int	 ctl_fd;	/* fd 3: EOF ends the gate */
+	int	 ctl_fd;	/* fd 3 */
+	int	 sig_fd;	/* signalfd: SIGTERM ends the gate cleanly */
 };
 
 /* Event sources: epoll_event.data.ptr points at one of these. */
 enum ev_kind {
 	EV_LISTEN_PROXY, EV_LISTEN_CAPTURE, EV_LISTEN_DNS_TCP, EV_DNS_UDP,
 	EV_DNS_TCP, EV_CLIENT, EV_UPSTREAM, EV_RESOLV, EV_RESOLV_TCP, EV_CTL,
+	EV_SIGNAL,
 };
 
 struct ev {

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,7 +78,7 @@ gate_record(const char *fmt, ...)
 static void
 dispatch(struct ev *ev, uint32_t events, bool *stop)
 {
-	char b[64];
+	char b[sizeof(struct signalfd_siginfo)];
 
 	switch (ev->kind) {
 	case EV_LISTEN_PROXY:
@@ -104,27 +105,36 @@ dispatch(struct ev *ev, uint32_t events, bool *stop)
 		resolv_event(ev->obj, ev->kind == EV_RESOLV_TCP, events);
 		break;
 	case EV_CTL:
-		/* The session's end of fd 3 closed: the session is over. */
+		/*
+		 * Nothing more is expected on fd 3.  Init may close its end
+		 * once the gate is ready: the gate still serves until
+		 * SIGTERM from aisb-shell, or SIGKILL when aisb-shell dies.
+		 */
 		for (;;) {
 			ssize_t n = recv(*(int *)ev->obj, b, sizeof(b),
 			    MSG_DONTWAIT);
 
 			if (n == 0 || (n < 0 && errno != EAGAIN &&
 			    errno != EINTR)) {
-				*stop = true;
+				loop_del(*(int *)ev->obj);
 				return;
 			}
 			if (n < 0 && errno == EAGAIN)
 				return;
 		}
+	case EV_SIGNAL:
+		/* SIGTERM from aisb-shell at the end of the session. */
+		if (read(*(int *)ev->obj, b, sizeof(b)) > 0)
+			*stop = true;
+		return;
 	}
 }
 
 int
 loop_run(const struct gate_opts *o, int socks[GS_COUNT])
 {
-	static struct ev evs[GS_COUNT + 1];
-	static int fds[GS_COUNT + 1];
+	static struct ev evs[GS_COUNT + 2];
+	static int fds[GS_COUNT + 2];
 	static const enum ev_kind kinds[GS_COUNT] = {
 		[GS_PROXY] = EV_LISTEN_PROXY,
 		[GS_DNS_UDP] = EV_DNS_UDP,
@@ -138,14 +148,16 @@ loop_run(const struct gate_opts *o, int socks[GS_COUNT])
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (epfd < 0)
 		return -errno;
-	for (int i = 0; i <= GS_COUNT; i++) {
-		int fd = i < GS_COUNT ? socks[i] : o->ctl_fd;
+	for (int i = 0; i <= GS_COUNT + 1; i++) {
+		int fd = i < GS_COUNT ? socks[i] : i == GS_COUNT ? o->ctl_fd :
+		    o->sig_fd;
 		int fl = fcntl(fd, F_GETFL);
 
 		if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 			return -errno;
 		fds[i] = fd;
-		evs[i].kind = i < GS_COUNT ? kinds[i] : EV_CTL;
+		evs[i].kind = i < GS_COUNT ? kinds[i] : i == GS_COUNT ?
+		    EV_CTL : EV_SIGNAL;
 		evs[i].obj = &fds[i];
 		if (loop_add(fd, EPOLLIN | EPOLLRDHUP | EPOLLET, &evs[i]) < 0)
 			return -errno;

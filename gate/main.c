@@ -8,8 +8,8 @@
  * (exit 78) if the hash differs from the one aisb-shell computed; reads
  * the resolver address; locks itself down (harden.c); then receives the
  * four listening sockets that the sandbox's init created inside the
- * sandbox netns, checks them, answers "ready" and serves until fd 3
- * closes or aisb-shell dies.
+ * sandbox netns, checks them, answers "ready" and serves until SIGTERM
+ * (a clean exit, status 0) or until aisb-shell dies (PDEATHSIG).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -252,6 +254,18 @@ main(int argc, char **argv)
 	}
 	o.policy = p;
 	o.ctl_fd = CTL_FD;
+	{
+		sigset_t ss;
+
+		sigemptyset(&ss);
+		sigaddset(&ss, SIGTERM);
+		if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0 ||
+		    (o.sig_fd = signalfd(-1, &ss, SFD_NONBLOCK |
+		    SFD_CLOEXEC)) < 0) {
+			log_err("aisb-gate: signalfd: %m");
+			return AISB_EX_HOST;
+		}
+	}
 	if (harden_lockdown(use_seccomp) < 0)
 		return AISB_EX_HOST;
 	if (recv_sockets(CTL_FD, p, socks) < 0) {

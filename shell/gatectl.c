@@ -66,6 +66,9 @@ gatectl_spawn_path(const char *path, const char *const argv[],
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
 		    getppid() != parent)
 			_exit(AISB_EX_HOST);
+		/* Its own session: no terminal's ^C or hangup reaches it. */
+		if (setsid() < 0)
+			_exit(AISB_EX_HOST);
 		if (null < 0 || dup2(null, 0) < 0)
 			_exit(AISB_EX_HOST);
 		if (sv[1] == 3) {

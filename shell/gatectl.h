@@ -15,9 +15,10 @@
  * ../libexec/aisb/aisb-gate) with fd 3 = its end, an empty environment
  * and argv "--user NAME [--config FILE] --session ID --hash HASH".
  * *ret_fd is the other end (SOCK_CLOEXEC), for init to inherit; the
- * outer closes its copy after clone, and init keeps it open for its
- * lifetime: the gate exits when it reads EOF there (and with SIGKILL
- * when aisb-shell dies).  0 or -errno (logged).
+ * outer closes its copy after clone, init may close its copy once the
+ * gate is ready.  The gate runs in its own session (setsid) until
+ * SIGTERM (gatectl_stop: clean exit 0) or until aisb-shell dies
+ * (PDEATHSIG SIGKILL).  0 or -errno (logged).
  */
 int	gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
 	    const char *session_id, pid_t *ret_pid, int *ret_fd);

@@ -10,7 +10,8 @@
  * namespace (and user namespace when not root) as init does, brings lo
  * up (--nft: net_gated_setup(), the session's own routing and nftables
  * capture), creates and hands over the listening sockets with
- * gatectl_send_sockets(), prints "ready GATEPID" and waits for SIGTERM.
+ * gatectl_send_sockets(), prints "ready GATEPID" and waits for SIGTERM,
+ * which it passes on to the gate (as the session does at its end).
  * Clients join its netns with nsenter --net=/proc/PID/ns/net.  If the
  * gate dies, gatedrv stays (the netns stays) and says so on stderr.
  */
@@ -136,6 +137,7 @@ main(int argc, char **argv)
 		return 77;
 	if (gatectl_send_sockets(fd, p) < 0)
 		return 77;
+	close(fd);	/* as init does: the gate must not need it now */
 	printf("ready %d\n", pid);
 	fflush(stdout);
 	for (;;) {
@@ -155,22 +157,21 @@ main(int argc, char **argv)
 		} else if (sig == SIGTERM || sig == SIGINT)
 			break;
 	}
-	close(fd);	/* the gate sees EOF and ends */
 	if (alive) {
 		int st;
 
-		for (int i = 0; i < 50; i++) {
-			if (waitpid(pid, &st, WNOHANG) == pid) {
-				alive = false;
-				break;
-			}
-			usleep(100000);
-		}
-		if (alive)
-			gatectl_stop(pid);
-		else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		/* As the session does at its end: SIGTERM, then reap. */
+		kill(pid, SIGTERM);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (WIFSIGNALED(st))
+			fprintf(stderr, "gatedrv: the gate died of signal %d\n",
+			    WTERMSIG(st));
+		else if (WEXITSTATUS(st) != 0)
 			fprintf(stderr, "gatedrv: the gate exited %d\n",
 			    WEXITSTATUS(st));
+		else
+			fprintf(stderr, "gatedrv: the gate exited 0\n");
 	}
 	return 0;
 }
