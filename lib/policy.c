@@ -722,9 +722,22 @@ check_value(struct policy_parse *ps, enum kind k, const char *in, char **out,
 	case K_PATHX:
 	case K_GLOBX:
 		/*
-		 * Checked once expanded: "%h/x" is absolute only then, and
-		 * a ".." that a name brings in is caught the same way.
+		 * Checked as written ("." and ".." components), then in
+		 * full once expanded: "%h/x" is absolute only then, and a
+		 * ".." that a name brings in is caught there.
 		 */
+		if (in[0] == '%') {
+			char *rel = NULL;
+
+			r = check_path(in, true, k == K_GLOBX, &rel, why);
+			free(rel);
+		} else {
+			r = check_path(in, false, k == K_GLOBX, &x, why);
+			free(x);
+			x = NULL;
+		}
+		if (r < 0)
+			return r;
 		if ((r = expand(ps, in, &x, why)) < 0)
 			return r;
 		r = check_path(x, false, k == K_GLOBX, out, why);
