@@ -13,17 +13,17 @@ chmod 0755 "$T"
 mkdir "$T/users.d"
 conf() {	# conf HOMEPATH
 	cat > "$T/aisb.conf" <<CONF
-agents = {"tpam1"}
+agents = {"${U1}"}
 home { path = "$1" }
-pam { services = {"aisbt-pam-sess"} }
+pam { services = {"${SP}-sess"} }
 CONF
 }
 conf "$T/homes/%u"
-tu_user tpam1 && usermod -s "$AISB_SHELL" tpam1
-tu_user tpam2
-at_exit "rm -rf /run/aisb/tpam1 /run/aisb/tpam2"
-pam_service aisbt-pam-sess "session required $PAM_SO conf=$T/aisb.conf"
-pam_service aisbt-pam-sess-permit "session required $PAM_SO conf=$T/aisb.conf" \
+tu_user ${U1} && usermod -s "$AISB_SHELL" ${U1}
+tu_user ${U2}
+at_exit "rm -rf /run/aisb/${U1} /run/aisb/${U2}"
+pam_service ${SP}-sess "session required $PAM_SO conf=$T/aisb.conf"
+pam_service ${SP}-sess-permit "session required $PAM_SO conf=$T/aisb.conf" \
 	"session required pam_permit.so"
 
 sess() { (umask 077; pamtester "$1" "$2" open_session close_session >/dev/null 2>&1); }
@@ -31,64 +31,64 @@ nosess() { ! sess "$@"; }
 sattr() { stat -c '%U:%G %a %F' "$1" 2>&1; }
 
 # The home: made with explicit owner and modes even under umask 077.
-ok "session opens for the agent" sess aisbt-pam-sess tpam1
-is "$(sattr "$T/homes/tpam1")" "tpam1:tpam1 700 directory" "home made: agent-owned, 0700"
+ok "session opens for the agent" sess ${SP}-sess ${U1}
+is "$(sattr "$T/homes/${U1}")" "${U1}:${U1} 700 directory" "home made: agent-owned, 0700"
 is "$(sattr "$T/homes")" "root:root 755 directory" "the missing parent made root-owned 0755"
-touch "$T/homes/tpam1/keep" && chown tpam1 "$T/homes/tpam1/keep"
-ok "second session with the home present" sess aisbt-pam-sess tpam1
-ok "an existing home is left as it is" test -e "$T/homes/tpam1/keep"
+touch "$T/homes/${U1}/keep" && chown ${U1} "$T/homes/${U1}/keep"
+ok "second session with the home present" sess ${SP}-sess ${U1}
+ok "an existing home is left as it is" test -e "$T/homes/${U1}/keep"
 
 # Symlinks anywhere on the path are refused, never followed.
 mkdir -m 0755 "$T/target" "$T/mid"
 ln -s "$T/target" "$T/mid/link"
 conf "$T/mid/link/%u"
-ok "a symlink above the home: session refused" nosess aisbt-pam-sess tpam1
-ok "... and nothing made through it" test ! -e "$T/target/tpam1"
+ok "a symlink above the home: session refused" nosess ${SP}-sess ${U1}
+ok "... and nothing made through it" test ! -e "$T/target/${U1}"
 mkdir -m 0755 "$T/h2" "$T/elsewhere"
-ln -s "$T/elsewhere" "$T/h2/tpam1"
+ln -s "$T/elsewhere" "$T/h2/${U1}"
 conf "$T/h2/%u"
-ok "the home itself a symlink: session refused" nosess aisbt-pam-sess tpam1
+ok "the home itself a symlink: session refused" nosess ${SP}-sess ${U1}
 is "$(sattr "$T/elsewhere")" "root:root 755 directory" "... and its target not chowned"
 
 # A directory above the home that the agent (or anybody but root) owns
 # could be swapped under us: refused.
-mkdir -m 0755 "$T/agentowned" && chown tpam1 "$T/agentowned"
+mkdir -m 0755 "$T/agentowned" && chown ${U1} "$T/agentowned"
 conf "$T/agentowned/h/%u"
-ok "an agent-owned directory above the home: refused" nosess aisbt-pam-sess tpam1
+ok "an agent-owned directory above the home: refused" nosess ${SP}-sess ${U1}
 ok "... and nothing made in it" test ! -e "$T/agentowned/h"
 mkdir -m 0777 "$T/open"
 conf "$T/open/%u"
-ok "a world-writable (not sticky) parent: refused" nosess aisbt-pam-sess tpam1
-mkdir -m 0755 "$T/taken" && mkdir -m 0700 "$T/taken/tpam1" && chown tpam2 "$T/taken/tpam1"
+ok "a world-writable (not sticky) parent: refused" nosess ${SP}-sess ${U1}
+mkdir -m 0755 "$T/taken" && mkdir -m 0700 "$T/taken/${U1}" && chown ${U2} "$T/taken/${U1}"
 conf "$T/taken/%u"
-ok "a home owned by another user: refused" nosess aisbt-pam-sess tpam1
+ok "a home owned by another user: refused" nosess ${SP}-sess ${U1}
 conf "tmpfs"
-ok "home.path tmpfs: nothing to make, session opens" sess aisbt-pam-sess tpam1
+ok "home.path tmpfs: nothing to make, session opens" sess ${SP}-sess ${U1}
 conf "$T/homes/%u"
 
 # Everyone else: PAM_IGNORE, nothing made.
-ok "non-agent: ignored, pam_permit decides" sess aisbt-pam-sess-permit tpam2
-ok "non-agent: the module alone is no answer" nosess aisbt-pam-sess tpam2
-ok "non-agent: no home made" test ! -e "$T/homes/tpam2"
-ok "non-agent: no /run/aisb directory" test ! -e /run/aisb/tpam2
+ok "non-agent: ignored, pam_permit decides" sess ${SP}-sess-permit ${U2}
+ok "non-agent: the module alone is no answer" nosess ${SP}-sess ${U2}
+ok "non-agent: no home made" test ! -e "$T/homes/${U2}"
+ok "non-agent: no /run/aisb directory" test ! -e /run/aisb/${U2}
 
 # The session record: root-owned, readable by the agent's group only.  A
 # runtime directory left by an older account of the same name is taken
 # over (root's, so safe to re-own).
-install -d -o root -g 65534 -m 0777 /run/aisb/tpam1
-out=$(python3 "$PAMSESS" aisbt-pam-sess tpam1 'id -u')
+install -d -o root -g 65534 -m 0777 /run/aisb/${U1}
+out=$(python3 "$PAMSESS" ${SP}-sess ${U1} 'id -u')
 like "$out" "^open 0" "python PAM application: session opened"
-is "$(sattr /run/aisb/tpam1)" "root:tpam1 750 directory" "/run/aisb/USER root:agent-group 0750"
-like "$out" "record-mode 640 0:$(id -g tpam1)" "record root:agent-group 0640"
+is "$(sattr /run/aisb/${U1})" "root:${U1} 750 directory" "/run/aisb/USER root:agent-group 0750"
+like "$out" "record-mode 640 0:$(id -g ${U1})" "record root:agent-group 0640"
 like "$out" "record rhost=198\.51\.100\.7" "record holds PAM_RHOST"
 like "$out" "record tty=/dev/pts/99" "record holds PAM_TTY"
-like "$out" "record service=aisbt-pam-sess" "record holds the service"
+like "$out" "record service=${SP}-sess" "record holds the service"
 like "$out" "close 0" "session closed"
 like "$out" "after-record no" "record removed at close"
 
 # Close kills what the agent left behind (setsid + nohup escape the
 # session and its terminal, not the cgroup).
-out=$(python3 "$PAMSESS" aisbt-pam-sess tpam1 \
+out=$(python3 "$PAMSESS" ${SP}-sess ${U1} \
 	'setsid nohup sleep 300 </dev/null >/dev/null 2>&1 & p=$!
 	 for i in $(seq 100); do [ "$(cat /proc/$p/comm)" = sleep ] && break; sleep 0.05; done
 	 echo "pid $p"; echo "comm $(cat /proc/$p/comm)"')
@@ -108,7 +108,7 @@ fi
 # The twin: a process outside the session's cgroup survives a close.
 sleep 300 & keep=$!
 at_exit "kill -KILL $keep"
-python3 "$PAMSESS" aisbt-pam-sess tpam1 true >/dev/null
+python3 "$PAMSESS" ${SP}-sess ${U1} true >/dev/null
 ok "a process outside the session survives its close" test "$(awk '{print $3}' /proc/$keep/stat)" != Z
 kill -KILL "$keep"
 

@@ -36,12 +36,12 @@ like "$(grep -E '^(NoNewPrivileges|RestrictNamespaces|PrivateUsers)=' "$UNIT")" 
 	"^NoNewPrivileges=yes$" "no option that would forbid the sandbox's namespaces"
 
 if command -v systemd-analyze >/dev/null; then
-	tu_user tpam1
-	sed "s#^ExecStart=aisb-shell #ExecStart=$AISB_SHELL #" "$UNIT" > "$T/aisb-harness@tpam1.service"
-	out=$(systemd-analyze verify --man=no "$T/aisb-harness@tpam1.service" 2>&1); rc=$?
+	tu_user ${U1}
+	sed "s#^ExecStart=aisb-shell #ExecStart=$AISB_SHELL #" "$UNIT" > "$T/aisb-harness@${U1}.service"
+	out=$(systemd-analyze verify --man=no "$T/aisb-harness@${U1}.service" 2>&1); rc=$?
 	is "$rc:$out" "0:" "systemd-analyze verify: clean"
-	echo 'Bogus=1' >> "$T/aisb-harness@tpam1.service"
-	out=$(systemd-analyze verify --man=no "$T/aisb-harness@tpam1.service" 2>&1)
+	echo 'Bogus=1' >> "$T/aisb-harness@${U1}.service"
+	out=$(systemd-analyze verify --man=no "$T/aisb-harness@${U1}.service" 2>&1)
 	like "$out" "Unknown key" "systemd-analyze verify does report a bad key"
 else
 	skip "systemd-analyze verify: clean" "systemd-analyze not installed"

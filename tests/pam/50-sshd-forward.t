@@ -14,11 +14,11 @@ done
 T=$(pam_tmpdir)
 at_exit "rm -rf $T"
 chmod 0755 "$T"
-pam_group ai-agents
-tu_user tpam1 && usermod -aG ai-agents -s "$AISB_SHELL" tpam1
-tu_user tpam2
-ssh_key tpam1
-ssh_key tpam2
+pam_group "$AG"
+tu_user ${U1} && usermod -aG "$AG" -s "$AISB_SHELL" ${U1}
+tu_user ${U2}
+ssh_key ${U1}
+ssh_key ${U2}
 sshd_start || { fail "sshd starts"; cat "$T/sshd.log" >&2; done_testing; exit 1; }
 
 # The thing to reach: an HTTP server on host loopback, and a unix socket.
@@ -38,23 +38,24 @@ fwd() {
 }
 get() { curl -s --max-time 5 "$@"; }
 
-for u in tpam1 tpam2; do
+declare -A L D S	# what -L, -D and -L to a unix socket returned, per user
+for u in "$U1" "$U2"; do
 	lp=$(free_port); fwd "$u" "L-$u" -L "$lp:127.0.0.1:$tport"; wait_port "$lp"
-	eval "L_$u=\$(get http://127.0.0.1:$lp/hello.txt)"
+	L[$u]=$(get "http://127.0.0.1:$lp/hello.txt")
 	dp=$(free_port); fwd "$u" "D-$u" -D "127.0.0.1:$dp"; wait_port "$dp"
-	eval "D_$u=\$(get --socks5 127.0.0.1:$dp http://127.0.0.1:$tport/hello.txt)"
+	D[$u]=$(get --socks5 "127.0.0.1:$dp" "http://127.0.0.1:$tport/hello.txt")
 	up=$(free_port); fwd "$u" "U-$u" -L "$up:$T/sock"; wait_port "$up"
-	eval "U_$u=\$(socat -T5 - TCP:127.0.0.1:$up </dev/null 2>/dev/null)"
+	S[$u]=$(socat -T5 - "TCP:127.0.0.1:$up" </dev/null 2>/dev/null)
 done
-is "$L_tpam2" hello-aisb "twin: ssh -L reaches a host loopback service"
-is "$L_tpam1" "" "agent: ssh -L refused"
-is "$D_tpam2" hello-aisb "twin: ssh -D (SOCKS) reaches it"
-is "$D_tpam1" "" "agent: ssh -D refused"
-is "$U_tpam2" unix-hello "twin: ssh -L to a host unix socket works"
-is "$U_tpam1" "" "agent: ssh -L to a host unix socket refused"
+is "${L[$U2]}" hello-aisb "twin: ssh -L reaches a host loopback service"
+is "${L[$U1]}" "" "agent: ssh -L refused"
+is "${D[$U2]}" hello-aisb "twin: ssh -D (SOCKS) reaches it"
+is "${D[$U1]}" "" "agent: ssh -D refused"
+is "${S[$U2]}" unix-hello "twin: ssh -L to a host unix socket works"
+is "${S[$U1]}" "" "agent: ssh -L to a host unix socket refused"
 
 log=$(cat "$T/sshd.log")
-like "$log" "Accepted publickey for tpam1" "agent did log in (the refusals are not a failed login)"
+like "$log" "Accepted publickey for ${U1}" "agent did log in (the refusals are not a failed login)"
 is "$(grep -c "refused local port forward: .*target 127.0.0.1 port $tport" "$T/sshd.log")" 2 \
 	"sshd log: -L and -D refused by policy"
 like "$log" "refused streamlocal port forward: .*target $T/sock" "sshd log: unix-socket forward refused"
@@ -62,21 +63,21 @@ like "$log" "refused streamlocal port forward: .*target $T/sock" "sshd log: unix
 # -R: ask sshd to listen on the host; with ExitOnForwardFailure the client
 # gives up when sshd says no.
 rp1=$(free_port)
-sshc tpam1 -N -o ExitOnForwardFailure=yes -R "$rp1:127.0.0.1:$tport" 2>"$T/R-tpam1"
+sshc ${U1} -N -o ExitOnForwardFailure=yes -R "$rp1:127.0.0.1:$tport" 2>"$T/R-${U1}"
 rc=$?
 ok "agent: ssh -R refused (client exits, status $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
-like "$(cat "$T/R-tpam1")" "remote port forwarding failed" "agent: sshd refused the listener"
+like "$(cat "$T/R-${U1}")" "remote port forwarding failed" "agent: sshd refused the listener"
 ok "agent: nothing listens on the requested host port" bash -c "! ss -Htln 'sport = :$rp1' | grep -q ."
 rp2=$(free_port)
-fwd tpam2 R-tpam2 -o ExitOnForwardFailure=yes -R "$rp2:127.0.0.1:$tport"
+fwd ${U2} R-${U2} -o ExitOnForwardFailure=yes -R "$rp2:127.0.0.1:$tport"
 wait_port "$rp2"
 is "$(get "http://127.0.0.1:$rp2/hello.txt")" hello-aisb "twin: ssh -R listener on the host works"
 
 # sshd's own verdict for each user, as --doctor reads it.
 cfg() { /usr/sbin/sshd -T -f "$T/sshd_config" -C "user=$1,host=localhost,addr=127.0.0.1"; }
-like "$(cfg tpam1)" "^disableforwarding yes" "sshd -T: agent has DisableForwarding"
-like "$(cfg tpam1)" "permituserrc no" "sshd -T: agent has PermitUserRC no"
-like "$(cfg tpam1)" "authorizedkeysfile /etc/ssh/authorized_keys/%u" "sshd -T: agent keys root-owned"
-like "$(cfg tpam2)" "disableforwarding no" "sshd -T: twin unaffected"
+like "$(cfg ${U1})" "^disableforwarding yes" "sshd -T: agent has DisableForwarding"
+like "$(cfg ${U1})" "permituserrc no" "sshd -T: agent has PermitUserRC no"
+like "$(cfg ${U1})" "authorizedkeysfile /etc/ssh/authorized_keys/%u" "sshd -T: agent keys root-owned"
+like "$(cfg ${U2})" "disableforwarding no" "sshd -T: twin unaffected"
 
 done_testing

@@ -18,20 +18,31 @@ command -v sshd >/dev/null || skip_all "sshd not installed"
 [ -f /etc/pam.d/sshd ] || skip_all "no /etc/pam.d/sshd"
 
 T=$(pam_tmpdir)
-at_exit "rm -rf $T /run/aisb/tpam1 /run/aisb/tpam4"
+at_exit "rm -rf $T /run/aisb/${U1} /run/aisb/${U4}"
 mkdir "$T/users.d"
 cat > "$T/aisb.conf" <<CONF
-agents = {"tpam1", "tpam4"}
+agents = {"${U1}", "${U4}"}
 home { path = "$T/home/%u" }
 CONF
-pam_group ai-agents
-tu_user tpam1 && usermod -aG ai-agents -s "$AISB_SHELL" tpam1
-tu_user tpam4 && usermod -aG ai-agents tpam4          # agent, /bin/bash
-ssh_key tpam1
-ssh_key tpam4
+pam_group "$AG"
+tu_user ${U1} && usermod -aG "$AG" -s "$AISB_SHELL" ${U1}
+tu_user ${U4} && usermod -aG "$AG" ${U4}          # agent, /bin/bash
+ssh_key ${U1}
+ssh_key ${U4}
 
 # Lines of earlier, crashed runs first, then ours.
-pam_clean() { sed -i '/pam_aisb\.so conf=\/run\/aisbt-pam\./d' /etc/pam.d/sshd; }
+# Ours go at exit; another run's only when its directory is gone (stale).
+pam_clean() {
+	local l d
+	while read -r l; do
+		d=$(printf '%s\n' "$l" | sed -n 's#.*conf=\(/run/aisbt-pam\.[A-Za-z0-9]*\)/.*#\1#p')
+		[ -n "$d" ] || continue
+		if [ "$d" = "$T" ] || [ ! -d "$d" ]; then
+			grep -vxF "$l" /etc/pam.d/sshd > "$T/pam.sshd" &&
+				cat "$T/pam.sshd" > /etc/pam.d/sshd
+		fi
+	done < <(grep 'pam_aisb\.so conf=/run/aisbt-pam\.' /etc/pam.d/sshd)
+}
 pam_clean
 at_exit pam_clean
 cat >> /etc/pam.d/sshd <<PAM
@@ -39,12 +50,12 @@ account [success=ok perm_denied=die default=ignore] $PAM_SO conf=$T/aisb.conf
 session [success=ok default=ignore] $PAM_SO conf=$T/aisb.conf
 PAM
 # The doctor reads the same stack (following @include).
-out=$("$AISB_SHELL" --config "$T/aisb.conf" --user tpam1 --doctor 2>&1)
+out=$("$AISB_SHELL" --config "$T/aisb.conf" --user ${U1} --doctor 2>&1)
 like "$out" "ok: pam sshd account: pam_aisb refuses" "doctor: sshd account stack has pam_aisb"
 like "$out" "ok: pam sshd session" "doctor: sshd session stack has pam_aisb"
 like "$out" "fail: pam su account" "doctor: su stack still lacks it"
 sed -i "s#^account \[success=ok perm_denied=die default=ignore\] $PAM_SO#account [success=ok default=ignore] $PAM_SO#" /etc/pam.d/sshd
-out=$("$AISB_SHELL" --config "$T/aisb.conf" --user tpam1 --doctor 2>&1)
+out=$("$AISB_SHELL" --config "$T/aisb.conf" --user ${U1} --doctor 2>&1)
 like "$out" "fail: pam sshd account: pam_aisb in /etc/pam.d/sshd cannot refuse" \
 	"doctor: a control that ignores PAM_PERM_DENIED is a failure"
 sed -i "s#^account \[success=ok default=ignore\] $PAM_SO#account [success=ok perm_denied=die default=ignore] $PAM_SO#" /etc/pam.d/sshd
@@ -52,19 +63,19 @@ sed -i "s#^account \[success=ok default=ignore\] $PAM_SO#account [success=ok per
 sshd_start || { fail "sshd starts"; cat "$T/sshd.log" >&2; done_testing; exit 1; }
 
 # Account: the agent with bash is refused by sshd itself.
-sshc tpam4 -- true 2>"$T/t4.err"
+sshc ${U4} -- true 2>"$T/t4.err"
 rc=$?
 ok "agent with a bash login shell: ssh refused (status $rc)" test "$rc" = 255
-like "$(cat "$T/sshd.log")" "Access denied for user tpam4 by PAM account configuration" \
+like "$(cat "$T/sshd.log")" "Access denied for user ${U4} by PAM account configuration" \
 	"sshd: denied in the PAM account phase"
 
 # Session: ssh -N runs no shell, but sshd opens the PAM session.
-ok "home missing before the login" test ! -e "$T/home/tpam1"
-sshc_bg "$T/n.err" tpam1 -N
+ok "home missing before the login" test ! -e "$T/home/${U1}"
+sshc_bg "$T/n.err" ${U1} -N
 cpid=$SSHC_PID
 rec=
 for _ in $(seq 100); do
-	rec=$(ls /run/aisb/tpam1/session-* 2>/dev/null | head -1)
+	rec=$(ls /run/aisb/${U1}/session-* 2>/dev/null | head -1)
 	[ -n "$rec" ] && break
 	sleep 0.05
 done
@@ -72,11 +83,11 @@ ok "agent with aisb-shell: logged in, session record written" test -n "$rec"
 mon=${rec##*session-}
 like "$(cat "$rec" 2>&1)" "rhost=127\.0\.0\.1" "record: the peer address"
 like "$(cat "$rec" 2>&1)" "service=sshd" "record: the service"
-is "$(stat -c '%U %a' "$T/home/tpam1" 2>&1)" "tpam1 700" "home made by the session, agent-owned 0700"
+is "$(stat -c '%U %a' "$T/home/${U1}" 2>&1)" "${U1} 700" "home made by the session, agent-owned 0700"
 like "$(cat "/proc/$mon/comm" 2>&1)" "sshd" "the record's pid is the sshd session monitor"
 cg=$(sed -n 's/^cgroup=//p' "$rec")
 if [ -n "$cg" ]; then
-	like "$(cat "/proc/$mon/cgroup")" "aisb/tpam1-" "the monitor is in the agent's delegated cgroup"
+	like "$(cat "/proc/$mon/cgroup")" "aisb/${U1}-" "the monitor is in the agent's delegated cgroup"
 else
 	skip "the monitor is in the agent's delegated cgroup" "no cgroup delegation on this host"
 fi

@@ -4,6 +4,15 @@
 # removed at exit.
 PAM_SO="$BUILD/lib/security/pam_aisb.so"
 
+# Names of this run: two runs of the suite (CI and a developer) may
+# overlap on one machine, so users and groups carry the shell's pid.
+R=$(( $$ % 100000 ))
+U1=tpam${R}a U2=tpam${R}b U3=tpam${R}c U4=tpam${R}d
+UG=tpam${R}g		# a group of agents
+AG=tpam${R}s		# stands for ai-agents (the drop-in's Match Group)
+SP=aisbt-pam-${R}	# PAM service names: /etc/pam.d/$SP-*
+export U1 U2 U3 U4 UG AG SP
+
 pam_require() {
 	require_root
 	command -v pamtester >/dev/null || skip_all "pamtester not installed"

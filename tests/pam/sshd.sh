@@ -21,6 +21,18 @@ wait_port() {	# wait_port PORT: until something listens on it (5 s)
 	return 1
 }
 
+# dropin: the shipped drop-in, with "Match Group ai-agents" naming this
+# run's group $AG instead (two runs of the suite may overlap, and a group
+# one run removes at exit must not change the other's).  Everything else
+# is the shipped text.
+dropin() {
+	local src=$AISB_SRC/etc/ssh/sshd_config.d/aisb.conf
+	sed "s/^Match Group ai-agents\$/Match Group $AG/" "$src" > "$T/aisb-dropin.conf"
+	[ "$(diff "$src" "$T/aisb-dropin.conf" | grep -c '^>')" = 1 ] ||
+		echo "# the drop-in has no single 'Match Group ai-agents' line" >&2
+	echo "$T/aisb-dropin.conf"
+}
+
 # sshd_start: $T/sshd_config (+ $SSHD_EXTRA lines; $SSHD_SFTP for the
 # sftp subsystem), port in $SSHD_PORT, pid in $SSHD_PID.
 sshd_start() {
@@ -37,7 +49,7 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 StrictModes yes
 LogLevel VERBOSE
-Include $AISB_SRC/etc/ssh/sshd_config.d/aisb.conf
+Include $(dropin)
 Subsystem sftp ${SSHD_SFTP:-/usr/lib/openssh/sftp-server}
 ${SSHD_EXTRA:-}
 CONF
@@ -55,11 +67,11 @@ ssh_key() {
 	local u=$1 home
 	ssh-keygen -q -t ed25519 -N '' -f "$T/key-$u"
 	usermod -p '*' "$u"	# no password, but not "locked"
-	if id -nG "$u" | grep -qw ai-agents; then
-		if [ ! -d /etc/ssh/authorized_keys ]; then
-			install -d -m 0755 /etc/ssh/authorized_keys
-			at_exit "rmdir /etc/ssh/authorized_keys"
-		fi
+	if id -nG "$u" | grep -qw "$AG"; then
+		# Shared with other runs: made when missing, removed at exit
+		# only when empty (rmdir).
+		install -d -m 0755 /etc/ssh/authorized_keys
+		at_exit "rmdir /etc/ssh/authorized_keys"
 		install -m 0644 "$T/key-$u.pub" "/etc/ssh/authorized_keys/$u"
 		at_exit "rm -f /etc/ssh/authorized_keys/$u"
 	else
