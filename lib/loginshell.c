@@ -26,8 +26,9 @@ root_only(const char *path, const struct stat *st, char *why, size_t whylen)
 	}
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
 	    !(S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))) {
-		snprintf(why, whylen, "'%s' is writable by group or other "
-		    "(mode %04o)", path, (unsigned)(st->st_mode & 07777));
+		snprintf(why, whylen,
+		    "'%s' is writable by group or other (mode %04o)", path,
+		    (unsigned)(st->st_mode & 07777));
 		return -EPERM;
 	}
 	return 0;

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#define LOGINSHELL_NAME	"aisb-shell"
+#define LOGINSHELL_NAME "aisb-shell"
 
 /*
  * path is accepted when it is absolute, its last component is
@@ -23,6 +23,6 @@
  * owns does not.  Returns 0, or -errno and one line in why (whylen > 0)
  * saying what is wrong.
  */
-int	loginshell_check(const char *path, char *why, size_t whylen);
+int loginshell_check(const char *path, char *why, size_t whylen);
 
 #endif

@@ -44,15 +44,15 @@
 #include "policy.h"
 #include "util.h"
 
-#define RUN_DIR		"/run/aisb"
-#define DATA_CGROUP	"pam_aisb_cgroup"	/* pam_set_data keys */
-#define DATA_RECORD	"pam_aisb_record"
-#define KEY_LEN		256			/* >= cgroup.h's 128 */
-#define MAX_ERR_LINES	8
+#define RUN_DIR "/run/aisb"
+#define DATA_CGROUP "pam_aisb_cgroup" /* pam_set_data keys */
+#define DATA_RECORD "pam_aisb_record"
+#define KEY_LEN 256 /* >= cgroup.h's 128 */
+#define MAX_ERR_LINES 8
 
 struct args {
-	bool	 debug;
-	const char *conf;	/* conf=PATH, or NULL for /etc/aisb/aisb.conf */
+	bool debug;
+	const char *conf; /* conf=PATH, or NULL for /etc/aisb/aisb.conf */
 };
 
 enum agent { AGENT_NO, AGENT_YES, AGENT_BROKEN };
@@ -60,7 +60,7 @@ enum agent { AGENT_NO, AGENT_YES, AGENT_BROKEN };
 /* One account, with the storage getpwnam_r needs. */
 struct account {
 	struct passwd pw;
-	char	*buf;
+	char *buf;
 };
 
 static void
@@ -74,8 +74,8 @@ args_parse(pam_handle_t *pamh, int argc, const char **argv, struct args *a)
 			a->conf = argv[i] + 5;
 		else
 			/* PAM convention: an unknown option is not fatal. */
-			pam_syslog(pamh, LOG_ERR, "unknown option '%s', "
-			    "ignoring", argv[i]);
+			pam_syslog(pamh, LOG_ERR,
+			    "unknown option '%s', ignoring", argv[i]);
 	}
 }
 
@@ -139,10 +139,10 @@ load(const struct args *a, const struct passwd *pw, bool with_user,
 {
 	_cleanup_free_ char *udir = NULL;
 	struct policy_opts o = {
-		.user = pw->pw_name,
-		.home = pw->pw_dir,
-		.conf_path = a->conf,
-		.trusted_uid = (uid_t)-1,
+	    .user = pw->pw_name,
+	    .home = pw->pw_dir,
+	    .conf_path = a->conf,
+	    .trusted_uid = (uid_t)-1,
 	};
 
 	if (!with_user)
@@ -193,20 +193,24 @@ classify(pam_handle_t *pamh, const struct args *a, const struct passwd *pw,
 		agent = policy_is_agent(p, pw->pw_name);
 		policy_free(p);
 		if (agent)
-			pam_syslog(pamh, LOG_ERR, "the policy for agent '%s' "
-			    "does not load (its users.d file?)", pw->pw_name);
+			pam_syslog(pamh, LOG_ERR,
+			    "the policy for agent '%s' does not load (its "
+			    "users.d file?)",
+			    pw->pw_name);
 		return agent ? AGENT_BROKEN : AGENT_NO;
 	}
 	policy_errs_free(&errs);
 	if (loginshell_check(pw->pw_shell, why, sizeof(why)) == 0) {
-		pam_syslog(pamh, LOG_ERR, "the policy %s does not load; '%s' "
-		    "has aisb-shell as login shell, so it is treated as an "
-		    "agent", a->conf ? a->conf : AISB_CONF_PATH, pw->pw_name);
+		pam_syslog(pamh, LOG_ERR,
+		    "the policy %s does not load; '%s' has aisb-shell as login "
+		    "shell, so it is treated as an agent",
+		    a->conf ? a->conf : AISB_CONF_PATH, pw->pw_name);
 		return AGENT_BROKEN;
 	}
-	pam_syslog(pamh, LOG_ERR, "the policy %s does not load; '%s' is not "
-	    "an aisb-shell account, ignoring", a->conf ? a->conf :
-	    AISB_CONF_PATH, pw->pw_name);
+	pam_syslog(pamh, LOG_ERR,
+	    "the policy %s does not load; '%s' is not an aisb-shell account, "
+	    "ignoring",
+	    a->conf ? a->conf : AISB_CONF_PATH, pw->pw_name);
 	return AGENT_NO;
 }
 
@@ -242,13 +246,12 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 
 	(void)flags;
 	args_parse(pamh, argc, argv, &a);
-	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || !user ||
-	    !*user)
+	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || !user || !*user)
 		return PAM_IGNORE;
 	if ((r = account_get(user, &acc)) < 0) {
 		if (a.debug)
-			pam_syslog(pamh, LOG_DEBUG, "no account '%s', "
-			    "ignoring", user);
+			pam_syslog(
+			    pamh, LOG_DEBUG, "no account '%s', ignoring", user);
 		return PAM_IGNORE;
 	}
 	service = item(pamh, PAM_SERVICE);
@@ -256,31 +259,36 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	switch (classify(pamh, &a, &acc.pw, &p)) {
 	case AGENT_NO:
 		if (a.debug)
-			pam_syslog(pamh, LOG_DEBUG, "'%s' is not an agent",
-			    user);
+			pam_syslog(
+			    pamh, LOG_DEBUG, "'%s' is not an agent", user);
 		rc = PAM_IGNORE;
 		break;
 	case AGENT_BROKEN:
-		pam_syslog(pamh, LOG_ERR, "refusing agent '%s' on service "
-		    "'%s': the policy does not load", user, service);
+		pam_syslog(pamh, LOG_ERR,
+		    "refusing agent '%s' on service '%s': the policy does not "
+		    "load",
+		    user, service);
 		rc = PAM_PERM_DENIED;
 		break;
 	default:
 		if (!strv_has(&p->pam.services, service)) {
-			pam_syslog(pamh, LOG_ERR, "refusing agent '%s' on "
-			    "service '%s': not in pam.services", user,
-			    service);
+			pam_syslog(pamh, LOG_ERR,
+			    "refusing agent '%s' on service '%s': not in "
+			    "pam.services",
+			    user, service);
 			rc = PAM_PERM_DENIED;
-		} else if (loginshell_check(acc.pw.pw_shell, why,
-		    sizeof(why)) < 0) {
-			pam_syslog(pamh, LOG_ERR, "refusing agent '%s' on "
-			    "service '%s': its login shell is not aisb-shell: "
-			    "%s", user, service, why);
+		} else if (loginshell_check(acc.pw.pw_shell, why, sizeof(why)) <
+		    0) {
+			pam_syslog(pamh, LOG_ERR,
+			    "refusing agent '%s' on service '%s': its login "
+			    "shell is not aisb-shell: %s",
+			    user, service, why);
 			rc = PAM_PERM_DENIED;
 		} else {
 			if (a.debug)
-				pam_syslog(pamh, LOG_DEBUG, "agent '%s' "
-				    "allowed on service '%s'", user, service);
+				pam_syslog(pamh, LOG_DEBUG,
+				    "agent '%s' allowed on service '%s'", user,
+				    service);
 			rc = PAM_SUCCESS;
 		}
 		break;
@@ -324,7 +332,7 @@ mkpath(const char *path, uid_t uid, gid_t gid, mode_t mode, bool reset,
 		return -errno;
 	comp = strtok_r(copy, "/", &save);
 	if (!comp)
-		return -EINVAL;	/* "/" itself is nobody's home */
+		return -EINVAL; /* "/" itself is nobody's home */
 	for (; comp; comp = next) {
 		bool last, made = false;
 
@@ -338,8 +346,8 @@ mkpath(const char *path, uid_t uid, gid_t gid, mode_t mode, bool reset,
 			made = true;
 		else if (errno != EEXIST)
 			return -errno;
-		fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
+		fd = openat(
+		    dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			return errno == ENOTDIR ? -ELOOP : -errno;
 		close(dfd);
@@ -357,8 +365,9 @@ mkpath(const char *path, uid_t uid, gid_t gid, mode_t mode, bool reset,
 		if (last) {
 			if (st.st_uid != uid)
 				return -EPERM;
-			if (reset && (fchown(dfd, uid, gid) < 0 ||
-			    fchmod(dfd, mode) < 0))
+			if (reset &&
+			    (fchown(dfd, uid, gid) < 0 ||
+			        fchmod(dfd, mode) < 0))
 				return -errno;
 			continue;
 		}
@@ -382,7 +391,9 @@ clean(char *dst, size_t len, const char *src)
 		unsigned char c = (unsigned char)src[i];
 
 		dst[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || strchr("._:/@%+-", c) ? c : '_';
+		        (c >= '0' && c <= '9') || strchr("._:/@%+-", c)
+		    ? c
+		    : '_';
 	}
 	dst[i] = '\0';
 }
@@ -419,12 +430,13 @@ record_write(pam_handle_t *pamh, const struct passwd *pw, const char *key,
 	if (dfd < 0)
 		return dfd;
 	snprintf(ret_name, namelen, "session-%ld", (long)getpid());
-	n = snprintf(buf, sizeof(buf), "user=%s\nuid=%u\nservice=%s\n"
-	    "rhost=%s\ntty=%s\nruser=%s\npid=%ld\nstart=%lld\ncgroup=%s\n",
+	n = snprintf(buf, sizeof(buf),
+	    "user=%s\nuid=%u\nservice=%s\nrhost=%s\ntty=%s\nruser=%s\npid=%"
+	    "ld\nstart=%lld\ncgroup=%s\n",
 	    pw->pw_name, (unsigned)pw->pw_uid, service, rhost, tty, ruser,
 	    (long)getpid(), (long long)time(NULL), key);
-	fd = openat(dfd, ret_name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-	    O_CLOEXEC, 0640);
+	fd = openat(dfd, ret_name,
+	    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return -errno;
 	if (fchown(fd, 0, pw->pw_gid) < 0 || fchmod(fd, 0640) < 0)
@@ -435,8 +447,7 @@ record_write(pam_handle_t *pamh, const struct passwd *pw, const char *key,
 }
 
 int
-pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
-    const char **argv)
+pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	struct aisb_policy *p = NULL;
 	struct account acc;
@@ -447,8 +458,8 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 
 	(void)flags;
 	args_parse(pamh, argc, argv, &a);
-	if (pam_get_item(pamh, PAM_USER, (const void **)&user) !=
-	    PAM_SUCCESS || !user || !*user)
+	if (pam_get_item(pamh, PAM_USER, (const void **)&user) != PAM_SUCCESS ||
+	    !user || !*user)
 		return PAM_IGNORE;
 	/* The name becomes a path component below. */
 	if (strchr(user, '/') || user[0] == '.')
@@ -460,15 +471,17 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 		free(acc.buf);
 		return PAM_IGNORE;
 	case AGENT_BROKEN:
-		pam_syslog(pamh, LOG_ERR, "agent '%s': no session setup, the "
-		    "policy does not load", user);
+		pam_syslog(pamh, LOG_ERR,
+		    "agent '%s': no session setup, the policy does not load",
+		    user);
 		goto out;
 	default:
 		break;
 	}
 	if (geteuid() != 0) {
-		pam_syslog(pamh, LOG_ERR, "agent '%s': session setup needs "
-		    "root (running as uid %u)", user, (unsigned)geteuid());
+		pam_syslog(pamh, LOG_ERR,
+		    "agent '%s': session setup needs root (running as uid %u)",
+		    user, (unsigned)geteuid());
 		goto out;
 	}
 
@@ -477,10 +490,11 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 		    false, bad, sizeof(bad));
 		if (r < 0) {
 			errno = -r;
-			pam_syslog(pamh, LOG_ERR, "agent '%s': cannot make home "
-			    "'%s': '%s': %m (every directory above it must be "
-			    "root-owned and not a symlink; the home itself "
-			    "the agent's)", user, p->home.path, bad);
+			pam_syslog(pamh, LOG_ERR,
+			    "agent '%s': cannot make home '%s': '%s': %m "
+			    "(every directory above it must be root-owned and "
+			    "not a symlink; the home itself the agent's)",
+			    user, p->home.path, bad);
 			goto out;
 		}
 		close(r);
@@ -488,15 +502,15 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 
 	if (!(key = calloc(1, KEY_LEN)))
 		goto out;
-	r = cgroup_delegate(user, acc.pw.pw_uid, acc.pw.pw_gid, getpid(),
-	    key, KEY_LEN);
+	r = cgroup_delegate(
+	    user, acc.pw.pw_uid, acc.pw.pw_gid, getpid(), key, KEY_LEN);
 	if (r < 0) {
 		/* Not fatal: aisb-shell refuses strict limits it cannot
 		 * enforce, so enforcement never rests on this. */
 		errno = -r;
-		pam_syslog(pamh, r == -ENOSYS || r == -EOPNOTSUPP ? LOG_NOTICE :
-		    LOG_ERR, "agent '%s': no delegated cgroup: %m, ignoring",
-		    user);
+		pam_syslog(pamh,
+		    r == -ENOSYS || r == -EOPNOTSUPP ? LOG_NOTICE : LOG_ERR,
+		    "agent '%s': no delegated cgroup: %m, ignoring", user);
 		free(key);
 		key = NULL;
 	} else if (pam_set_data(pamh, DATA_CGROUP, key, free_data) !=
@@ -505,27 +519,30 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 		cgroup_reap(key);
 		free(key);
 		key = NULL;
-		pam_syslog(pamh, LOG_ERR, "agent '%s': pam_set_data failed",
-		    user);
+		pam_syslog(
+		    pamh, LOG_ERR, "agent '%s': pam_set_data failed", user);
 		goto out;
 	}
 
 	r = record_write(pamh, &acc.pw, key ? key : "", rec, sizeof(rec));
 	if (r < 0) {
 		errno = -r;
-		pam_syslog(pamh, LOG_ERR, "agent '%s': cannot write the "
-		    "session record under %s/%s: %m, ignoring", user, RUN_DIR,
-		    user);
+		pam_syslog(pamh, LOG_ERR,
+		    "agent '%s': cannot write the session record under %s/%s: "
+		    "%m, ignoring",
+		    user, RUN_DIR, user);
 	} else {
 		char *name = strdup(rec);
 
-		if (name && pam_set_data(pamh, DATA_RECORD, name, free_data) !=
-		    PAM_SUCCESS)
+		if (name &&
+		    pam_set_data(pamh, DATA_RECORD, name, free_data) !=
+		        PAM_SUCCESS)
 			free(name);
 	}
-	pam_syslog(pamh, LOG_INFO, "session of agent '%s' on '%s' from "
-	    "'%s' tty '%s' cgroup '%s'", user, item(pamh, PAM_SERVICE),
-	    item(pamh, PAM_RHOST), item(pamh, PAM_TTY), key ? key : "none");
+	pam_syslog(pamh, LOG_INFO,
+	    "session of agent '%s' on '%s' from '%s' tty '%s' cgroup '%s'",
+	    user, item(pamh, PAM_SERVICE), item(pamh, PAM_RHOST),
+	    item(pamh, PAM_TTY), key ? key : "none");
 	rc = PAM_SUCCESS;
 out:
 	policy_free(p);
@@ -534,8 +551,7 @@ out:
 }
 
 int
-pam_sm_close_session(pam_handle_t *pamh, int flags, int argc,
-    const char **argv)
+pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	const void *key = NULL, *rec = NULL;
 	const char *user = NULL;
@@ -553,24 +569,26 @@ pam_sm_close_session(pam_handle_t *pamh, int flags, int argc,
 	if (pam_get_data(pamh, DATA_RECORD, &rec) != PAM_SUCCESS)
 		rec = NULL;
 	if (!key && !rec)
-		return PAM_IGNORE;	/* not a session we opened */
+		return PAM_IGNORE; /* not a session we opened */
 	if (key) {
 		r = cgroup_reap(key);
 		if (r < 0) {
 			errno = -r;
-			pam_syslog(pamh, LOG_ERR, "agent '%s': cannot reap "
-			    "cgroup '%s': %m", user, (const char *)key);
+			pam_syslog(pamh, LOG_ERR,
+			    "agent '%s': cannot reap cgroup '%s': %m", user,
+			    (const char *)key);
 			rc = PAM_SESSION_ERR;
 		} else if (a.debug)
-			pam_syslog(pamh, LOG_DEBUG, "agent '%s': cgroup '%s' "
-			    "reaped", user, (const char *)key);
+			pam_syslog(pamh, LOG_DEBUG,
+			    "agent '%s': cgroup '%s' reaped", user,
+			    (const char *)key);
 	}
 	if (rec && *user && !strchr(user, '/')) {
 		_cleanup_close_ int dfd = -1;
 
 		snprintf(dir, sizeof(dir), "%s/%s", RUN_DIR, user);
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
+		dfd =
+		    open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (dfd >= 0)
 			unlinkat(dfd, rec, 0);
 	}

@@ -54,26 +54,25 @@
 #include "policy.h"
 #include "util.h"
 
-#define SSHD_CONFIG	"/etc/ssh/sshd_config"
-#define PAM_DIR		"/etc/pam.d"
-#define MAX_AGENTS	1024
-#define MAX_OUT		(256 * 1024)
-#define PROBE_TABLE	"aisb_doctor"
+#define SSHD_CONFIG "/etc/ssh/sshd_config"
+#define PAM_DIR "/etc/pam.d"
+#define MAX_AGENTS 1024
+#define MAX_OUT (256 * 1024)
+#define PROBE_TABLE "aisb_doctor"
 
 enum level { OK, WARN, FAIL };
 
 struct doctor {
 	unsigned n[3];
-	const char *conf;	/* --config FILE or NULL */
+	const char *conf; /* --config FILE or NULL */
 	const char *sshd_config;
-	bool pam_session;	/* pam_aisb in sshd's session stack */
+	bool pam_session; /* pam_aisb in sshd's session stack */
 };
 
-static void __attribute__((format(printf, 5, 6)))
-report(struct doctor *d, enum level l, const char *check, const char *fix,
-    const char *fmt, ...)
+static void __attribute__((format(printf, 5, 6))) report(struct doctor *d,
+    enum level l, const char *check, const char *fix, const char *fmt, ...)
 {
-	static const char *const name[] = { "ok", "warn", "fail" };
+	static const char *const name[] = {"ok", "warn", "fail"};
 	va_list ap;
 
 	d->n[l]++;
@@ -133,8 +132,7 @@ child_userns(uid_t uid, gid_t gid, int flags)
 	if (unshare(CLONE_NEWUSER | flags) < 0)
 		return -errno;
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	if (write_file("/proc/self/setgroups", "deny") < 0 &&
-	    errno != ENOENT)
+	if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
 		return -errno;
 	if (write_file("/proc/self/uid_map", map) < 0)
 		return -errno;
@@ -176,8 +174,8 @@ child_nft(void)
 	mnl_nlmsg_batch_next(b);
 	nftnl_batch_end(mnl_nlmsg_batch_current(b), seq + 1);
 	mnl_nlmsg_batch_next(b);
-	if (mnl_socket_sendto(nl, mnl_nlmsg_batch_head(b),
-	    mnl_nlmsg_batch_size(b)) < 0)
+	if (mnl_socket_sendto(
+	        nl, mnl_nlmsg_batch_head(b), mnl_nlmsg_batch_size(b)) < 0)
 		return -errno;
 	mnl_nlmsg_batch_stop(b);
 	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
@@ -189,8 +187,8 @@ child_nft(void)
 
 	/* Read back: the kernel must list what we made. */
 	seq += 2;
-	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETTABLE, NFPROTO_INET,
-	    NLM_F_DUMP, seq);
+	nlh = nftnl_nlmsg_build_hdr(
+	    buf, NFT_MSG_GETTABLE, NFPROTO_INET, NLM_F_DUMP, seq);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	for (;;) {
@@ -198,7 +196,7 @@ child_nft(void)
 		if (n < 0)
 			return -errno;
 		for (nlh = (struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, (int)n);
-		    nlh = mnl_nlmsg_next(nlh, (int *)&n)) {
+		     nlh = mnl_nlmsg_next(nlh, (int *)&n)) {
 			const char *name;
 
 			if (nlh->nlmsg_type == NLMSG_DONE)
@@ -252,40 +250,48 @@ static void
 check_userns(struct doctor *d, uid_t uid, gid_t gid, const char *who)
 {
 	char v[64];
-	bool apparmor = read_small("/proc/sys/kernel/"
-	    "apparmor_restrict_unprivileged_userns", v, sizeof(v)) > 0 &&
+	bool apparmor =
+	    read_small("/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+	        v, sizeof(v)) > 0 &&
 	    strcmp(v, "0") != 0;
 	int r;
 
-	if (read_small("/proc/sys/user/max_user_namespaces", v,
-	    sizeof(v)) > 0 && strcmp(v, "0") == 0) {
-		report(d, FAIL, "userns", "sysctl -w user.max_user_namespaces="
-		    "15000 (and in /etc/sysctl.d)", "user.max_user_namespaces "
-		    "is 0");
+	if (read_small("/proc/sys/user/max_user_namespaces", v, sizeof(v)) >
+	        0 &&
+	    strcmp(v, "0") == 0) {
+		report(d, FAIL, "userns",
+		    "sysctl -w user.max_user_namespaces=15000 (and in "
+		    "/etc/sysctl.d)",
+		    "user.max_user_namespaces is 0");
 		return;
 	}
 	if (read_small("/proc/sys/kernel/unprivileged_userns_clone", v,
-	    sizeof(v)) > 0 && strcmp(v, "0") == 0) {
-		report(d, FAIL, "userns", "sysctl -w kernel.unprivileged_"
-		    "userns_clone=1 (and in /etc/sysctl.d)",
+	        sizeof(v)) > 0 &&
+	    strcmp(v, "0") == 0) {
+		report(d, FAIL, "userns",
+		    "sysctl -w kernel.unprivileged_userns_clone=1 (and in "
+		    "/etc/sysctl.d)",
 		    "kernel.unprivileged_userns_clone is 0");
 		return;
 	}
 	r = probe(uid, gid, false);
 	if (r == 0)
-		report(d, OK, "userns", NULL, "%s can create a user namespace%s",
-		    who, apparmor ? " (AppArmor restriction allows aisb-shell)" :
-		    "");
+		report(d, OK, "userns", NULL,
+		    "%s can create a user namespace%s", who,
+		    apparmor ? " (AppArmor restriction allows aisb-shell)"
+		             : "");
 	else if (apparmor)
-		report(d, FAIL, "userns", "load the aisb AppArmor profile "
-		    "(etc/apparmor.d) that grants userns to aisb-shell, or "
-		    "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+		report(d, FAIL, "userns",
+		    "load the aisb AppArmor profile (etc/apparmor.d) that "
+		    "grants userns to aisb-shell, or sysctl -w "
+		    "kernel.apparmor_restrict_unprivileged_userns=0",
 		    "%s cannot create a user namespace: %s "
-		    "(kernel.apparmor_restrict_unprivileged_userns=1)", who,
-		    strerror(-r));
+		    "(kernel.apparmor_restrict_unprivileged_userns=1)",
+		    who, strerror(-r));
 	else
-		report(d, FAIL, "userns", "enable unprivileged user namespaces "
-		    "(kernel config USER_NS, sysctls, container seccomp)",
+		report(d, FAIL, "userns",
+		    "enable unprivileged user namespaces (kernel config "
+		    "USER_NS, sysctls, container seccomp)",
 		    "%s cannot create a user namespace: %s", who, strerror(-r));
 }
 
@@ -295,11 +301,14 @@ check_nft(struct doctor *d, uid_t uid, gid_t gid, const char *who)
 	int r = probe(uid, gid, true);
 
 	if (r == 0)
-		report(d, OK, "nftables", NULL, "%s can build and read back an "
-		    "nftables table in its own network namespace", who);
+		report(d, OK, "nftables", NULL,
+		    "%s can build and read back an nftables table in its own "
+		    "network namespace",
+		    who);
 	else
-		report(d, FAIL, "nftables", "load nf_tables (modprobe nf_tables "
-		    "nft_redirect) and allow it in user namespaces",
+		report(d, FAIL, "nftables",
+		    "load nf_tables (modprobe nf_tables nft_redirect) and "
+		    "allow it in user namespaces",
 		    "%s cannot use nftables in a new network namespace: %s",
 		    who, strerror(-r));
 }
@@ -315,7 +324,7 @@ is_cgroup_mount(const char *path, long magic)
 static void
 check_cgroup(struct doctor *d)
 {
-	static const char *const ctl[] = { "memory", "pids", "cpu" };
+	static const char *const ctl[] = {"memory", "pids", "cpu"};
 	char path[PATH_MAX], buf[512], missing[64] = "";
 	bool v2 = is_cgroup_mount("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC);
 
@@ -324,7 +333,7 @@ check_cgroup(struct doctor *d)
 
 		if (v2) {
 			have = read_small("/sys/fs/cgroup/cgroup.controllers",
-			    buf, sizeof(buf)) > 0;
+			           buf, sizeof(buf)) > 0;
 			if (have) {
 				char *s = buf, *tok, *save = NULL;
 
@@ -335,21 +344,23 @@ check_cgroup(struct doctor *d)
 				}
 			}
 		} else {
-			snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", ctl[i]);
+			snprintf(
+			    path, sizeof(path), "/sys/fs/cgroup/%s", ctl[i]);
 			have = is_cgroup_mount(path, CGROUP_SUPER_MAGIC);
 		}
 		if (!have)
-			snprintf(missing + strlen(missing), sizeof(missing) -
-			    strlen(missing), " %s", ctl[i]);
+			snprintf(missing + strlen(missing),
+			    sizeof(missing) - strlen(missing), " %s", ctl[i]);
 	}
 	if (missing[0])
-		report(d, FAIL, "cgroup", "mount the controllers (cgroup v2: "
-		    "enable them in cgroup.subtree_control; v1: mount each "
-		    "hierarchy), or set limits.enforce = \"best-effort\"",
+		report(d, FAIL, "cgroup",
+		    "mount the controllers (cgroup v2: enable them in "
+		    "cgroup.subtree_control; v1: mount each hierarchy), or set "
+		    "limits.enforce = \"best-effort\"",
 		    "cgroup %s lacks:%s", v2 ? "v2" : "v1", missing);
 	else
-		report(d, OK, "cgroup", NULL, "cgroup %s with memory, pids, cpu",
-		    v2 ? "v2" : "v1");
+		report(d, OK, "cgroup", NULL,
+		    "cgroup %s with memory, pids, cpu", v2 ? "v2" : "v1");
 }
 
 static void
@@ -369,11 +380,12 @@ check_shells(struct doctor *d)
 
 		line[strcspn(line, "\n")] = '\0';
 		base = strrchr(line, '/');
-		if (line[0] != '#' && base && strcmp(base + 1,
-		    LOGINSHELL_NAME) == 0) {
-			report(d, FAIL, "/etc/shells", "remove that line: a shell "
-			    "in /etc/shells lets non-root callers pick another "
-			    "shell (su -s, chsh) for the agent",
+		if (line[0] != '#' && base &&
+		    strcmp(base + 1, LOGINSHELL_NAME) == 0) {
+			report(d, FAIL, "/etc/shells",
+			    "remove that line: a shell in /etc/shells lets "
+			    "non-root callers pick another shell (su -s, chsh) "
+			    "for the agent",
 			    "lists '%s'", line);
 			bad = true;
 		}
@@ -473,8 +485,7 @@ pam_has(const char *service, const char *type, bool *strong, int depth)
 static void
 check_pam(struct doctor *d)
 {
-	static const char *const svc[] = { "sshd", "su", "su-l", "cron",
-		"atd" };
+	static const char *const svc[] = {"sshd", "su", "su-l", "cron", "atd"};
 	char check[64];
 
 	for (size_t i = 0; i < ELEMENTSOF(svc); i++) {
@@ -486,32 +497,37 @@ check_pam(struct doctor *d)
 			continue;
 		snprintf(check, sizeof(check), "pam %s account", svc[i]);
 		if (!pam_has(svc[i], "account", &strong, 0))
-			report(d, i < 3 ? FAIL : WARN, check, "pam-auth-update "
-			    "--enable aisb, or add \"account required "
-			    "pam_aisb.so\" to /etc/pam.d/common-account (see "
-			    "pam_aisb(8))", "%s has no pam_aisb account line",
-			    path);
+			report(d, i < 3 ? FAIL : WARN, check,
+			    "pam-auth-update --enable aisb, or add \"account "
+			    "required pam_aisb.so\" to "
+			    "/etc/pam.d/common-account (see pam_aisb(8))",
+			    "%s has no pam_aisb account line", path);
 		else if (!strong)
-			report(d, FAIL, check, "use \"account required "
-			    "pam_aisb.so\"", "pam_aisb in %s cannot refuse "
-			    "(control is not required/requisite)", path);
+			report(d, FAIL, check,
+			    "use \"account required pam_aisb.so\"",
+			    "pam_aisb in %s cannot refuse (control is not "
+			    "required/requisite)",
+			    path);
 		else
-			report(d, OK, check, NULL, "pam_aisb refuses agents on "
-			    "services not in pam.services");
+			report(d, OK, check, NULL,
+			    "pam_aisb refuses agents on services not in "
+			    "pam.services");
 		if (i >= 3)
 			continue;
 		snprintf(check, sizeof(check), "pam %s session", svc[i]);
 		if (pam_has(svc[i], "session", &strong, 0)) {
-			report(d, OK, check, NULL, "pam_aisb prepares home, "
-			    "/run/aisb and the session cgroup");
+			report(d, OK, check, NULL,
+			    "pam_aisb prepares home, /run/aisb and the session "
+			    "cgroup");
 			if (i == 0)
 				d->pam_session = true;
 		} else
-			report(d, WARN, check, "pam-auth-update --enable "
-			    "aisb, or add \"session optional pam_aisb.so\" "
-			    "(see pam_aisb(8))",
+			report(d, WARN, check,
+			    "pam-auth-update --enable aisb, or add \"session "
+			    "optional pam_aisb.so\" (see pam_aisb(8))",
 			    "%s has no pam_aisb session line: no home made, no "
-			    "delegated cgroup for limits", path);
+			    "delegated cgroup for limits",
+			    path);
 	}
 }
 
@@ -558,7 +574,8 @@ run_capture(char *const argv[], char **out, char *err, size_t errlen)
 		}
 		len += (size_t)n;
 		if (len + 1 >= cap) {
-			char *nb = cap < MAX_OUT ? realloc(*out, cap * 2) : NULL;
+			char *nb =
+			    cap < MAX_OUT ? realloc(*out, cap * 2) : NULL;
 
 			if (!nb)
 				break;
@@ -581,8 +598,7 @@ run_capture(char *const argv[], char **out, char *err, size_t errlen)
 
 /* Value of "key value" in sshd -T output, the n-th occurrence; NULL. */
 static const char *
-sshd_val(const char *out, const char *key, unsigned nth, char *buf,
-    size_t len)
+sshd_val(const char *out, const char *key, unsigned nth, char *buf, size_t len)
 {
 	size_t kl = strlen(key);
 	const char *p = out;
@@ -593,7 +609,8 @@ sshd_val(const char *out, const char *key, unsigned nth, char *buf,
 
 		if (ll > kl && strncmp(p, key, kl) == 0 && p[kl] == ' ' &&
 		    nth-- == 0) {
-			snprintf(buf, len, "%.*s", (int)(ll - kl - 1), p + kl + 1);
+			snprintf(
+			    buf, len, "%.*s", (int)(ll - kl - 1), p + kl + 1);
 			return buf;
 		}
 		p = eol ? eol + 1 : NULL;
@@ -607,24 +624,24 @@ check_sshd(struct doctor *d, const struct passwd *pw)
 	static const struct {
 		const char *key, *want;
 	} must[] = {
-		{ "disableforwarding", "yes" },
-		{ "allowtcpforwarding", "no" },
-		{ "allowstreamlocalforwarding", "no" },
-		{ "allowagentforwarding", "no" },
-		{ "x11forwarding", "no" },
-		{ "permittunnel", "no" },
-		{ "permituserrc", "no" },
-		{ "permitlisten", "none" },
-		{ "permitopen", "none" },
+	    {"disableforwarding", "yes"},
+	    {"allowtcpforwarding", "no"},
+	    {"allowstreamlocalforwarding", "no"},
+	    {"allowagentforwarding", "no"},
+	    {"x11forwarding", "no"},
+	    {"permittunnel", "no"},
+	    {"permituserrc", "no"},
+	    {"permitlisten", "none"},
+	    {"permitopen", "none"},
 	};
 	char sshd[] = "/usr/sbin/sshd", opt_t[] = "-T", opt_f[] = "-f";
 	char opt_c[] = "-C", conf[PATH_MAX];
 	_cleanup_free_ char *out = NULL;
 	char spec[512], err[512], check[300], v[1024], bad[8192] = "";
-	char *argv[] = { sshd, opt_t, opt_f, conf, opt_c, spec, NULL };
+	char *argv[] = {sshd, opt_t, opt_f, conf, opt_c, spec, NULL};
 	const char *fix = "install etc/ssh/sshd_config.d/aisb.conf as "
-	    "/etc/ssh/sshd_config.d/aisb.conf and add the agent to group "
-	    "ai-agents (usermod -aG ai-agents AGENT)";
+	                  "/etc/ssh/sshd_config.d/aisb.conf and add the agent "
+	                  "to group ai-agents (usermod -aG ai-agents AGENT)";
 	int r;
 
 	if (access(sshd, X_OK) < 0) {
@@ -639,10 +656,12 @@ check_sshd(struct doctor *d, const struct passwd *pw)
 	r = run_capture(argv, &out, err, sizeof(err));
 	if (r != 0 || !out || !*out) {
 		snprintf(check, sizeof(check), "sshd[%s]", pw->pw_name);
-		report(d, FAIL, check, strstr(err, "privilege separation") ?
-		    "mkdir -p -m 0755 /run/sshd" : "sshd -t -f CONFIG shows "
-		    "the error", "sshd -T -f %s failed (%d): %s",
-		    d->sshd_config, r, err[0] ? err : "no output");
+		report(d, FAIL, check,
+		    strstr(err, "privilege separation")
+		        ? "mkdir -p -m 0755 /run/sshd"
+		        : "sshd -t -f CONFIG shows the error",
+		    "sshd -T -f %s failed (%d): %s", d->sshd_config, r,
+		    err[0] ? err : "no output");
 		return;
 	}
 
@@ -652,15 +671,16 @@ check_sshd(struct doctor *d, const struct passwd *pw)
 		if (sshd_val(out, must[i].key, 0, v, sizeof(v)) &&
 		    strcmp(v, must[i].want) == 0)
 			continue;
-		snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), "%s%s %s",
-		    bad[0] ? ", " : "", must[i].key, sshd_val(out, must[i].key,
-		    0, v, sizeof(v)) ? v : "(unset)");
+		snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+		    "%s%s %s", bad[0] ? ", " : "", must[i].key,
+		    sshd_val(out, must[i].key, 0, v, sizeof(v)) ? v
+		                                                : "(unset)");
 	}
 	if (bad[0])
 		report(d, FAIL, check, fix, "%s", bad);
 	else
-		report(d, OK, check, NULL, "forwarding, tunnels and ~/.ssh/rc "
-		    "disabled");
+		report(d, OK, check, NULL,
+		    "forwarding, tunnels and ~/.ssh/rc disabled");
 
 	/* Subsystems: an in-process internal-sftp skips the login shell. */
 	snprintf(check, sizeof(check), "sshd sftp[%s]", pw->pw_name);
@@ -672,13 +692,15 @@ check_sshd(struct doctor *d, const struct passwd *pw)
 	    strstr(v, "internal-sftp"))
 		snprintf(bad, sizeof(bad), "forcecommand %s", v);
 	if (bad[0])
-		report(d, FAIL, check, "use \"Subsystem sftp /usr/lib/openssh/"
-		    "sftp-server\" (runs as aisb-shell -c, inside the sandbox) "
-		    "and no ForceCommand internal-sftp", "%s runs inside sshd, "
-		    "outside the sandbox", bad);
+		report(d, FAIL, check,
+		    "use \"Subsystem sftp /usr/lib/openssh/sftp-server\" (runs "
+		    "as aisb-shell -c, inside the sandbox) and no ForceCommand "
+		    "internal-sftp",
+		    "%s runs inside sshd, outside the sandbox", bad);
 	else
-		report(d, OK, check, NULL, "no internal-sftp: sftp and scp run "
-		    "through the login shell");
+		report(d, OK, check, NULL,
+		    "no internal-sftp: sftp and scp run through the login "
+		    "shell");
 
 	/* The environment reaches aisb-shell before its main(). */
 	snprintf(check, sizeof(check), "sshd environment[%s]", pw->pw_name);
@@ -692,12 +714,13 @@ check_sshd(struct doctor *d, const struct passwd *pw)
 			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
 			    "%sacceptenv %s", bad[0] ? ", " : "", v);
 	if (bad[0])
-		report(d, FAIL, check, "in /etc/ssh/sshd_config: "
-		    "PermitUserEnvironment no, AcceptEnv LANG LC_* only",
+		report(d, FAIL, check,
+		    "in /etc/ssh/sshd_config: PermitUserEnvironment no, "
+		    "AcceptEnv LANG LC_* only",
 		    "%s", bad);
 	else
-		report(d, OK, check, NULL, "no user environment, AcceptEnv "
-		    "LANG LC_* only");
+		report(d, OK, check, NULL,
+		    "no user environment, AcceptEnv LANG LC_* only");
 
 	/* Keys the agent cannot write. */
 	snprintf(check, sizeof(check), "sshd keys[%s]", pw->pw_name);
@@ -712,16 +735,16 @@ check_sshd(struct doctor *d, const struct passwd *pw)
 			s = NULL;
 			if (tok[0] != '/' || strstr(tok, "%h") ||
 			    strstr(tok, "%U")) {
-				snprintf(bad, sizeof(bad), "'%s' is in the "
-				    "agent's home", tok);
+				snprintf(bad, sizeof(bad),
+				    "'%s' is in the agent's home", tok);
 				break;
 			}
 			/* %u and %% are the only other tokens we expect. */
 			{
 				size_t o = 0;
 
-				for (const char *c = tok; *c && o + 1 <
-				    sizeof(path); c++) {
+				for (const char *c = tok;
+				     *c && o + 1 < sizeof(path); c++) {
 					if (c[0] == '%' && c[1] == 'u') {
 						o += (size_t)snprintf(path + o,
 						    sizeof(path) - o, "%s",
@@ -736,10 +759,12 @@ check_sshd(struct doctor *d, const struct passwd *pw)
 				path[o < sizeof(path) ? o : sizeof(path) - 1] =
 				    '\0';
 			}
-			if (stat(path, &st) == 0 && (st.st_uid != 0 ||
-			    (st.st_mode & 022))) {
-				snprintf(bad, sizeof(bad), "'%s' is not root-"
-				    "owned or is writable by others", path);
+			if (stat(path, &st) == 0 &&
+			    (st.st_uid != 0 || (st.st_mode & 022))) {
+				snprintf(bad, sizeof(bad),
+				    "'%s' is not root-owned or is writable by "
+				    "others",
+				    path);
 				break;
 			}
 		}
@@ -747,7 +772,8 @@ check_sshd(struct doctor *d, const struct passwd *pw)
 	if (bad[0])
 		report(d, FAIL, check, fix, "%s", bad);
 	else
-		report(d, OK, check, NULL, "authorized keys root-owned (%s)", v);
+		report(
+		    d, OK, check, NULL, "authorized keys root-owned (%s)", v);
 
 	snprintf(check, sizeof(check), "sshd pam[%s]", pw->pw_name);
 	if (sshd_val(out, "usepam", 0, v, sizeof(v)) && strcmp(v, "yes") == 0)
@@ -786,17 +812,18 @@ check_deny(struct doctor *d, const char *user, const char *what,
 
 	snprintf(check, sizeof(check), "%s[%s]", what, user);
 	snprintf(fix, sizeof(fix), "echo %s >> %s", user, deny);
-	if (listed(allow, user) == 0)	/* allow file exists, agent not in */
-		report(d, OK, check, NULL, "%s exists and does not list the "
-		    "agent", allow);
+	if (listed(allow, user) == 0) /* allow file exists, agent not in */
+		report(d, OK, check, NULL,
+		    "%s exists and does not list the agent", allow);
 	else if (listed(allow, user) == 1)
 		report(d, FAIL, check, "remove the agent from the allow file",
-		    "%s lists the agent: its jobs run without aisb-shell", allow);
+		    "%s lists the agent: its jobs run without aisb-shell",
+		    allow);
 	else if (listed(deny, user) == 1)
 		report(d, OK, check, NULL, "listed in %s", deny);
 	else
-		report(d, FAIL, check, fix, "not in %s: jobs run by /bin/sh, "
-		    "not by aisb-shell", deny);
+		report(d, FAIL, check, fix,
+		    "not in %s: jobs run by /bin/sh, not by aisb-shell", deny);
 }
 
 /* Walk the directories above path: root-owned, not writable by others. */
@@ -827,31 +854,38 @@ check_dir(struct doctor *d, const struct passwd *pw, const char *what,
 
 	snprintf(check, sizeof(check), "%s[%s]", what, pw->pw_name);
 	if (unsafe_parent(path, pbuf, sizeof(pbuf))) {
-		report(d, FAIL, check, "make every directory above it root-"
-		    "owned and not writable by others", "'%s' above %s is a "
-		    "symlink, not root-owned or writable by others", pbuf,
-		    path);
+		report(d, FAIL, check,
+		    "make every directory above it root-owned and not writable "
+		    "by others",
+		    "'%s' above %s is a symlink, not root-owned or writable by "
+		    "others",
+		    pbuf, path);
 		return;
 	}
 	if (lstat(path, &st) < 0) {
 		snprintf(fix, sizeof(fix), "install -d -o %s -g %u -m 0700 %s",
 		    pw->pw_name, (unsigned)pw->pw_gid, path);
 		if (made_at_login)
-			report(d, WARN, check, fix, "%s does not exist yet "
-			    "(pam_aisb makes it at the first login)", path);
+			report(d, WARN, check, fix,
+			    "%s does not exist yet (pam_aisb makes it at the "
+			    "first login)",
+			    path);
 		else
-			report(d, FAIL, check, fix, "%s does not exist "
-			    "(aisb-shell refuses the session, exit 78)", path);
+			report(d, FAIL, check, fix,
+			    "%s does not exist (aisb-shell refuses the "
+			    "session, exit 78)",
+			    path);
 		return;
 	}
 	if (!S_ISDIR(st.st_mode))
-		report(d, FAIL, check, "make it a directory", "%s is not a "
-		    "directory", path);
+		report(d, FAIL, check, "make it a directory",
+		    "%s is not a directory", path);
 	else if (st.st_uid != pw->pw_uid && st.st_uid != 0)
-		report(d, FAIL, check, "chown it to the agent", "%s is owned "
-		    "by uid %u", path, (unsigned)st.st_uid);
+		report(d, FAIL, check, "chown it to the agent",
+		    "%s is owned by uid %u", path, (unsigned)st.st_uid);
 	else if (st.st_mode & 002)
-		report(d, FAIL, check, "chmod o-w", "%s is world-writable", path);
+		report(
+		    d, FAIL, check, "chmod o-w", "%s is world-writable", path);
 	else
 		report(d, OK, check, NULL, "%s (uid %u, mode %04o)", path,
 		    (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
@@ -863,10 +897,10 @@ load(const struct doctor *d, const struct passwd *pw, bool with_user,
 {
 	_cleanup_free_ char *udir = NULL;
 	struct policy_opts o = {
-		.user = pw->pw_name,
-		.home = pw->pw_dir,
-		.conf_path = d->conf,
-		.trusted_uid = d->conf ? getuid() : (uid_t)-1,
+	    .user = pw->pw_name,
+	    .home = pw->pw_dir,
+	    .conf_path = d->conf,
+	    .trusted_uid = d->conf ? getuid() : (uid_t)-1,
 	};
 
 	if (!with_user)
@@ -894,19 +928,21 @@ check_agent(struct doctor *d, const struct passwd *pw)
 	snprintf(check, sizeof(check), "policy[%s]", pw->pw_name);
 	if (load(d, pw, true, &p, &errs) < 0) {
 		for (size_t i = 0; i < errs.n && i < 8; i++)
-			report(d, FAIL, check, "correct the file (aisb.conf(5)); "
-			    "aisb-shell --check-config --user AGENT", "%s",
-			    errs.msg[i]);
+			report(d, FAIL, check,
+			    "correct the file (aisb.conf(5)); aisb-shell "
+			    "--check-config --user AGENT",
+			    "%s", errs.msg[i]);
 		if (errs.n == 0)
 			report(d, FAIL, check, "aisb-shell --check-config",
 			    "does not load");
 		policy_errs_free(&errs);
 	} else {
-		report(d, OK, check, NULL, "loads (%s)", d->conf ? d->conf :
-		    AISB_CONF_PATH);
+		report(d, OK, check, NULL, "loads (%s)",
+		    d->conf ? d->conf : AISB_CONF_PATH);
 		if (!policy_is_agent(p, pw->pw_name))
-			report(d, WARN, check, "list it in agents (or drop "
-			    "--user)", "'%s' is not in agents", pw->pw_name);
+			report(d, WARN, check,
+			    "list it in agents (or drop --user)",
+			    "'%s' is not in agents", pw->pw_name);
 	}
 
 	snprintf(check, sizeof(check), "login shell[%s]", pw->pw_name);
@@ -914,8 +950,8 @@ check_agent(struct doctor *d, const struct passwd *pw)
 		/* Suggest the binary that is running: the installed one. */
 		_cleanup_free_ char *self = realpath("/proc/self/exe", NULL);
 
-		snprintf(fix, sizeof(fix), "usermod -s %s %s", self ? self :
-		    "/usr/bin/aisb-shell", pw->pw_name);
+		snprintf(fix, sizeof(fix), "usermod -s %s %s",
+		    self ? self : "/usr/bin/aisb-shell", pw->pw_name);
 	}
 	if (loginshell_check(pw->pw_shell, why, sizeof(why)) == 0)
 		report(d, OK, check, NULL, "%s", pw->pw_shell);
@@ -923,8 +959,8 @@ check_agent(struct doctor *d, const struct passwd *pw)
 		report(d, FAIL, check, fix, "%s", why);
 
 	check_sshd(d, pw);
-	check_deny(d, pw->pw_name, "cron.deny", "/etc/cron.allow",
-	    "/etc/cron.deny");
+	check_deny(
+	    d, pw->pw_name, "cron.deny", "/etc/cron.allow", "/etc/cron.deny");
 	check_deny(d, pw->pw_name, "at.deny", "/etc/at.allow", "/etc/at.deny");
 	if (p) {
 		if (p->home.path && !p->home.tmpfs)
@@ -985,7 +1021,7 @@ find_agents(const struct aisb_policy *p, char **names)
 int
 doctor_main(const struct aisb_args *a)
 {
-	struct doctor d = { .conf = a->config };
+	struct doctor d = {.conf = a->config};
 	struct aisb_policy *p = NULL;
 	struct policy_errs errs;
 	struct passwd *pw, self;
@@ -1009,12 +1045,13 @@ doctor_main(const struct aisb_args *a)
 	self.pw_dir = strdup(pw->pw_dir);
 	if (load(&d, &self, false, &p, &errs) < 0) {
 		for (size_t i = 0; i < errs.n && i < 8; i++)
-			report(&d, FAIL, "policy", "correct the file "
-			    "(aisb.conf(5))", "%s", errs.msg[i]);
+			report(&d, FAIL, "policy",
+			    "correct the file (aisb.conf(5))", "%s",
+			    errs.msg[i]);
 		if (errs.n == 0)
 			report(&d, FAIL, "policy", "aisb-shell --check-config",
-			    "%s does not load", d.conf ? d.conf :
-			    AISB_CONF_PATH);
+			    "%s does not load",
+			    d.conf ? d.conf : AISB_CONF_PATH);
 		policy_errs_free(&errs);
 	} else
 		n = find_agents(p, names);
@@ -1028,8 +1065,9 @@ doctor_main(const struct aisb_args *a)
 		names_add(names, &n, a->user);
 	}
 	if (n == 0)
-		report(&d, WARN, "agents", "list users or @groups in agents of "
-		    "aisb.conf", "no agent account found");
+		report(&d, WARN, "agents",
+		    "list users or @groups in agents of aisb.conf",
+		    "no agent account found");
 
 	/* Probe as the first agent that exists (as aisb-shell would run). */
 	for (size_t i = 0; i < n; i++)
@@ -1052,8 +1090,9 @@ doctor_main(const struct aisb_args *a)
 			char check[300];
 
 			snprintf(check, sizeof(check), "account[%s]", names[i]);
-			report(&d, a->user ? FAIL : WARN, check, "useradd it or "
-			    "remove it from agents", "no such user");
+			report(&d, a->user ? FAIL : WARN, check,
+			    "useradd it or remove it from agents",
+			    "no such user");
 			free(names[i]);
 			continue;
 		}

@@ -87,19 +87,20 @@ TEST(files)
 	/* Both the login shell's name and the resolved file's must match. */
 	snprintf(ln, sizeof(ln), "%s/bash", dir);
 	if (symlink(p, ln) == 0)
-		is_int(check(ln), -EINVAL, "a link to aisb-shell named bash "
-		    "refused");
+		is_int(check(ln), -EINVAL,
+		    "a link to aisb-shell named bash refused");
 	unlink(ln);
 	snprintf(sub, sizeof(sub), "%s/bin", dir);
 	mkdir(sub, 0755);
 	snprintf(ln, sizeof(ln), "%s/aisb-shell", sub);
 	if (symlink(p, ln) == 0)
-		is_int(check(ln), 0, "a link named aisb-shell to a good binary "
-		    "accepted");
+		is_int(check(ln), 0,
+		    "a link named aisb-shell to a good binary accepted");
 	unlink(ln);
 	if (symlink("/bin/bash", ln) == 0)
-		is_int(check(ln), -EINVAL, "a link named aisb-shell to bash "
-		    "refused (it must resolve to an aisb-shell too)");
+		is_int(check(ln), -EINVAL,
+		    "a link named aisb-shell to bash refused (it must resolve "
+		    "to an aisb-shell too)");
 	unlink(ln);
 	rmdir(sub);
 	unlink(p);
