@@ -29,48 +29,48 @@
 
 /* linux/netfilter_ipv4.h; its header does not build under every compiler. */
 #ifndef SO_ORIGINAL_DST
-#define SO_ORIGINAL_DST	80
+#define SO_ORIGINAL_DST 80
 #endif
 
-#define OBUF_MAX	(HTTP_HEAD_MAX + 1024)
-#define LINGER_MS	2000
-#define SPLICE_CHUNK	(1 << 16)
+#define OBUF_MAX (HTTP_HEAD_MAX + 1024)
+#define LINGER_MS 2000
+#define SPLICE_CHUNK (1 << 16)
 
 enum conn_state {
-	ST_HEAD,	/* reading a request head (proxy) */
+	ST_HEAD, /* reading a request head (proxy) */
 	ST_RESOLVE,
 	ST_CONNECT,
-	ST_TUNNEL,	/* CONNECT or capture: splice both ways */
-	ST_HTTP,	/* absolute-URI requests to one origin */
-	ST_DRAIN,	/* next request waits for the origin to finish */
-	ST_ERROR,	/* writing an error response */
-	ST_LINGER,	/* response written; discard input until EOF */
+	ST_TUNNEL, /* CONNECT or capture: splice both ways */
+	ST_HTTP, /* absolute-URI requests to one origin */
+	ST_DRAIN, /* next request waits for the origin to finish */
+	ST_ERROR, /* writing an error response */
+	ST_LINGER, /* response written; discard input until EOF */
 };
 
 struct conn {
 	struct ev ev_c, ev_u;
 	enum conn_state st;
-	bool	 dead, capture, logged;
-	int	 cfd, ufd;
-	int	 p_cu[2], p_uc[2];
-	size_t	 pipe_cu, pipe_uc;
-	bool	 c_eof, u_eof, c_shut, u_shut;
-	bool	 pending_bad;	/* DRAIN, then answer 400 */
+	bool dead, capture, logged;
+	int cfd, ufd;
+	int p_cu[2], p_uc[2];
+	size_t pipe_cu, pipe_uc;
+	bool c_eof, u_eof, c_shut, u_shut;
+	bool pending_bad; /* DRAIN, then answer 400 */
 	const char *bad_why;
 	struct http_req req;
 	struct http_body body;
-	char	*ibuf;		/* client bytes not yet handled */
-	size_t	 ilen;
-	char	*obuf;		/* bytes for the origin (HTTP) or client */
-	size_t	 olen, ooff;
-	char	 name[HOST_MAX + 1];
+	char *ibuf; /* client bytes not yet handled */
+	size_t ilen;
+	char *obuf; /* bytes for the origin (HTTP) or client */
+	size_t olen, ooff;
+	char name[HOST_MAX + 1];
 	uint16_t port;
 	const char *rule;
-	char	 why[160];	/* the allow rule, for the record */
+	char why[160]; /* the allow rule, for the record */
 	struct dns_addr addrs[GATE_MAX_ADDRS];
-	size_t	 naddrs, ai;
-	int	 last_err;
-	char	 addr[INET6_ADDRSTRLEN];
+	size_t naddrs, ai;
+	int last_err;
+	char addr[INET6_ADDRSTRLEN];
 	struct resolv *rv;
 	uint64_t deadline, t0;
 	unsigned long long up, down;
@@ -123,8 +123,9 @@ log_close(struct conn *c)
 		return;
 	c->logged = false;
 	gate_record("close %s name=%s port=%u address=%s up=%llu down=%llu "
-	    "duration=%llums", kind(c), c->name, c->port, c->addr, c->up,
-	    c->down, (unsigned long long)(loop_now() - c->t0));
+	            "duration=%llums",
+	    kind(c), c->name, c->port, c->addr, c->up, c->down,
+	    (unsigned long long)(loop_now() - c->t0));
 }
 
 static void
@@ -193,9 +194,8 @@ conn_new(int fd, bool capture)
 }
 
 /* Queue an error response to the client and end the connection after. */
-static void
-send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void send_error(struct conn *c, int code, const char *rule,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void
 send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
@@ -211,7 +211,7 @@ send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
 	upstream_close(c);
 	if (c->capture) {
 		/* No HTTP on the capture port: a reset is the refusal. */
-		struct linger l = { .l_onoff = 1, .l_linger = 0 };
+		struct linger l = {.l_onoff = 1, .l_linger = 0};
 
 		(void)setsockopt(c->cfd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 		conn_close(c);
@@ -220,13 +220,16 @@ send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(body, sizeof(body), fmt, ap);
 	va_end(ap);
-	text = code == 403 ? "Forbidden" : code == 502 ? "Bad Gateway" :
-	    code == 503 ? "Service Unavailable" : "Bad Request";
-	n = snprintf(c->obuf, OBUF_MAX, "HTTP/1.1 %d %s\r\n"
+	text = code == 403 ? "Forbidden"
+	    : code == 502  ? "Bad Gateway"
+	    : code == 503  ? "Service Unavailable"
+	                   : "Bad Request";
+	n = snprintf(c->obuf, OBUF_MAX,
+	    "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain; charset=utf-8\r\n"
 	    "Content-Length: %zu\r\nConnection: close\r\n"
-	    "X-Aisb-Reason: %s\r\n\r\n%s\n", code, text, strlen(body) + 1,
-	    rule, body);
+	    "X-Aisb-Reason: %s\r\n\r\n%s\n",
+	    code, text, strlen(body) + 1, rule, body);
 	c->olen = n > 0 && n < OBUF_MAX ? (size_t)n : 0;
 	c->ooff = 0;
 	c->st = ST_ERROR;
@@ -276,8 +279,8 @@ connect_next(struct conn *c)
 			sl = sizeof(*s);
 		}
 		decide_fmt_addr(a, c->addr, sizeof(c->addr));
-		fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0);
+		fd = socket(
+		    a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
 			c->last_err = errno;
 			continue;
@@ -323,8 +326,8 @@ use_addrs(struct conn *c, const struct dns_addr *addrs, size_t n)
 		}
 		decide_fmt_addr(&addrs[i], a, sizeof(a));
 		gate_record("refuse %s name=%s port=%u address=%s "
-		    "reason=\"special-purpose range %s\"", kind(c), c->name,
-		    c->port, a, range ? range : "?");
+		            "reason=\"special-purpose range %s\"",
+		    kind(c), c->name, c->port, a, range ? range : "?");
 		if (first_range == NULL) {
 			first_range = range ? range : "?";
 			snprintf(first, sizeof(first), "%s", a);
@@ -333,9 +336,11 @@ use_addrs(struct conn *c, const struct dns_addr *addrs, size_t n)
 	if (c->naddrs == 0) {
 		char why[768];
 
-		snprintf(why, sizeof(why), "%s resolves only to special-purpose "
+		snprintf(why, sizeof(why),
+		    "%s resolves only to special-purpose "
 		    "addresses (%s: %s) that network.allow_cidr does not "
-		    "cover", c->name, first, first_range ? first_range : "?");
+		    "cover",
+		    c->name, first, first_range ? first_range : "?");
 		deny(c, "special-address", why);
 		return;
 	}
@@ -343,8 +348,8 @@ use_addrs(struct conn *c, const struct dns_addr *addrs, size_t n)
 }
 
 void
-conn_resolved(struct conn *c, const struct dns_addr *addrs, size_t n,
-    const char *err)
+conn_resolved(
+    struct conn *c, const struct dns_addr *addrs, size_t n, const char *err)
 {
 	c->rv = NULL;
 	if (c->dead)
@@ -393,7 +398,7 @@ start_target(struct conn *c, const struct verdict *v)
 		return;
 	}
 	c->st = ST_RESOLVE;
-	c->deadline = 0;	/* the resolver has its own timeout */
+	c->deadline = 0; /* the resolver has its own timeout */
 }
 
 static void
@@ -417,8 +422,8 @@ handle_request(struct conn *c)
 				return;
 			}
 			gate_record("allow %s name=%s port=%u address=%s "
-			    "rule=\"%s\" (keep-alive)", kind(c), c->name,
-			    c->port, c->addr, v.why);
+			            "rule=\"%s\" (keep-alive)",
+			    kind(c), c->name, c->port, c->addr, v.why);
 			c->olen += (size_t)k;
 			c->up += (unsigned long long)k;
 			memmove(c->ibuf, c->ibuf + c->req.head_len,
@@ -452,8 +457,8 @@ connected(struct conn *c)
 		connect_next(c);
 		return;
 	}
-	gate_record("allow %s name=%s port=%u address=%s rule=\"%s\"",
-	    kind(c), c->name, c->port, c->addr, c->why);
+	gate_record("allow %s name=%s port=%u address=%s rule=\"%s\"", kind(c),
+	    c->name, c->port, c->addr, c->why);
 	c->logged = true;
 	c->t0 = loop_now();
 	c->up = c->down = 0;
@@ -542,8 +547,8 @@ static int
 flush(int fd, const char *out, size_t *off, size_t len, bool *progress)
 {
 	while (*off < len) {
-		ssize_t w = send(fd, out + *off, len - *off,
-		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t w = send(
+		    fd, out + *off, len - *off, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (w < 0) {
 			if (errno == EINTR)
@@ -657,7 +662,7 @@ static bool
 http_down(struct conn *c, bool *progress)
 {
 	if (move(c->ufd, c->cfd, c->p_uc, &c->pipe_uc, &c->u_eof, &c->down,
-	    progress) < 0) {
+	        progress) < 0) {
 		conn_close(c);
 		return false;
 	}
@@ -862,7 +867,8 @@ capture_start(struct conn *c)
 		inet_ntop(AF_INET, &dst.sin_addr, a, sizeof(a));
 		snprintf(c->name, sizeof(c->name), "%s", a);
 		gate_record("deny capture name=%s port=%u rule=synthetic "
-		    "reason=\"no name was given this address\"", a, c->port);
+		            "reason=\"no name was given this address\"",
+		    a, c->port);
 		send_error(c, 403, "synthetic", "unknown");
 		return;
 	}
@@ -879,13 +885,14 @@ conn_accept(int lfd, bool capture)
 
 		if (fd < 0)
 			return;
-		if (nconns >= GATE_MAX_CONNS || (c = conn_new(fd, capture)) ==
-		    NULL) {
+		if (nconns >= GATE_MAX_CONNS ||
+		    (c = conn_new(fd, capture)) == NULL) {
 			static uint64_t last;
 
 			if (loop_now() - last > 1000) {
 				gate_record("refusing connections: %zu open "
-				    "(limit %d)", nconns, GATE_MAX_CONNS);
+				            "(limit %d)",
+				    nconns, GATE_MAX_CONNS);
 				last = loop_now();
 			}
 			close(fd);

@@ -85,44 +85,53 @@ decide(const struct aisb_policy *p, const char *host, uint16_t port,
 
 		v->rule = "network.allow_cidr";
 		if (parse_literal(host, &v->addr) < 0) {
-			snprintf(v->why, sizeof(v->why), "%.200s:%u is an IP "
-			    "literal that is not a valid address", host, port);
+			snprintf(v->why, sizeof(v->why),
+			    "%.200s:%u is an IP "
+			    "literal that is not a valid address",
+			    host, port);
 			return;
 		}
 		decide_fmt_addr(&v->addr, a, sizeof(a));
 		if (!cidr_allowed(p, &v->addr)) {
-			snprintf(v->why, sizeof(v->why), "IP literal %.200s "
-			    "(%s) is not in network.allow_cidr", host, a);
+			snprintf(v->why, sizeof(v->why),
+			    "IP literal %.200s "
+			    "(%s) is not in network.allow_cidr",
+			    host, a);
 			return;
 		}
 		if (!port_in(p->net.ports, p->net.nports, port)) {
 			v->rule = "network.ports";
-			snprintf(v->why, sizeof(v->why), "port %u of %s is "
-			    "not in network.ports", port, a);
+			snprintf(v->why, sizeof(v->why),
+			    "port %u of %s is "
+			    "not in network.ports",
+			    port, a);
 			return;
 		}
 		snprintf(v->name, sizeof(v->name), "%s", a);
-		snprintf(v->why, sizeof(v->why), "%s is in network.allow_cidr",
-		    a);
+		snprintf(
+		    v->why, sizeof(v->why), "%s is in network.allow_cidr", a);
 		v->d = DEC_ALLOW_ADDR;
 		return;
 	}
 	if (hostpat_canon(host, strlen(host), false, v->name, &why) < 0) {
 		snprintf(v->name, sizeof(v->name), "%s", host);
 		v->rule = "invalid-host";
-		snprintf(v->why, sizeof(v->why), "'%.200s' is not a valid host "
-		    "name (%s)", host, why);
+		snprintf(v->why, sizeof(v->why),
+		    "'%.200s' is not a valid host "
+		    "name (%s)",
+		    host, why);
 		return;
 	}
 	for (size_t i = 0; i < p->net.ndeny; i++) {
 		const struct aisb_hostrule *r = &p->net.deny[i];
 
-		if (hostpat_match(r->host, v->name) && (r->nports == 0 ||
-		    port_in(r->ports, r->nports, port))) {
+		if (hostpat_match(r->host, v->name) &&
+		    (r->nports == 0 || port_in(r->ports, r->nports, port))) {
 			v->rule = "network.deny";
-			snprintf(v->why, sizeof(v->why), "%s:%u is denied by "
-			    "network.deny entry %s (%s)", v->name, port,
-			    r->host, r->src ? r->src : "?");
+			snprintf(v->why, sizeof(v->why),
+			    "%s:%u is denied by "
+			    "network.deny entry %s (%s)",
+			    v->name, port, r->host, r->src ? r->src : "?");
 			return;
 		}
 	}
@@ -132,29 +141,34 @@ decide(const struct aisb_policy *p, const char *host, uint16_t port,
 		if (!hostpat_match(r->host, v->name))
 			continue;
 		named = true;
-		if (r->nports ? port_in(r->ports, r->nports, port) :
-		    port_in(p->net.ports, p->net.nports, port)) {
+		if (r->nports ? port_in(r->ports, r->nports, port)
+		              : port_in(p->net.ports, p->net.nports, port)) {
 			v->d = DEC_ALLOW_NAME;
 			v->rule = "network.allow";
-			snprintf(v->why, sizeof(v->why), "network.allow entry "
-			    "%s (%s)", r->host, r->src ? r->src : "?");
+			snprintf(v->why, sizeof(v->why),
+			    "network.allow entry "
+			    "%s (%s)",
+			    r->host, r->src ? r->src : "?");
 			return;
 		}
 	}
 	if (named) {
 		v->rule = "network.ports";
-		snprintf(v->why, sizeof(v->why), "port %u of %s is not "
-		    "allowed by network.allow", port, v->name);
+		snprintf(v->why, sizeof(v->why),
+		    "port %u of %s is not "
+		    "allowed by network.allow",
+		    port, v->name);
 	} else {
 		v->rule = "network.allow";
-		snprintf(v->why, sizeof(v->why), "%s:%u is not in "
-		    "network.allow", v->name, port);
+		snprintf(v->why, sizeof(v->why),
+		    "%s:%u is not in "
+		    "network.allow",
+		    v->name, port);
 	}
 }
 
 bool
-decide_name(const struct aisb_policy *p, const char *canon,
-    const char **rule)
+decide_name(const struct aisb_policy *p, const char *canon, const char **rule)
 {
 	for (size_t i = 0; i < p->net.ndeny; i++)
 		if (p->net.deny[i].nports == 0 &&
@@ -172,8 +186,8 @@ decide_name(const struct aisb_policy *p, const char *canon,
 }
 
 bool
-decide_addr(const struct aisb_policy *p, const struct dns_addr *a,
-    const char **range)
+decide_addr(
+    const struct aisb_policy *p, const struct dns_addr *a, const char **range)
 {
 	if (!cidr_is_special(a->family, a->a, range))
 		return true;

@@ -14,9 +14,9 @@
 
 #include "gate.h"
 
-#define DNS_QUERY_MAX	4096	/* bigger queries are dropped */
-#define DNS_HOPS_MAX	32
-#define DNS_CHAIN_MAX	8	/* CNAMEs followed */
+#define DNS_QUERY_MAX 4096 /* bigger queries are dropped */
+#define DNS_HOPS_MAX 32
+#define DNS_CHAIN_MAX 8 /* CNAMEs followed */
 
 static uint16_t
 get16(const uint8_t *p)
@@ -64,7 +64,7 @@ dns_parse_query(const uint8_t *p, size_t n, struct dns_query *q)
 		return -EINVAL;
 	q->id = get16(p);
 	q->flags = get16(p + 2);
-	if (q->flags & 0x8000)		/* a response: never answer those */
+	if (q->flags & 0x8000) /* a response: never answer those */
 		return -EINVAL;
 	q->qend = 12;
 	if (((q->flags >> 11) & 0xf) != 0) {
@@ -86,7 +86,7 @@ dns_parse_query(const uint8_t *p, size_t n, struct dns_query *q)
 		len = p[off++];
 		if (len == 0)
 			break;
-		if (len & 0xc0)		/* compression or extended label */
+		if (len & 0xc0) /* compression or extended label */
 			return -EINVAL;
 		if (off + len > n || tl + len + 1 > DNS_NAME_MAX)
 			return -EINVAL;
@@ -136,7 +136,7 @@ dns_build_reply(const uint8_t *p, const struct dns_query *q, int rcode,
 	if (addr4) {
 		uint8_t *a = out + q->qend;
 
-		put16(a, 0xc00c);	/* the question's name */
+		put16(a, 0xc00c); /* the question's name */
 		put16(a + 2, DNS_T_A);
 		put16(a + 4, DNS_C_IN);
 		put32(a + 6, ttl);
@@ -147,8 +147,8 @@ dns_build_reply(const uint8_t *p, const struct dns_query *q, int rcode,
 }
 
 int
-dns_build_query(const char *name, uint16_t type, uint16_t id, uint8_t *out,
-    size_t outlen)
+dns_build_query(
+    const char *name, uint16_t type, uint16_t id, uint8_t *out, size_t outlen)
 {
 	size_t o = 12, nl = strlen(name);
 	const char *s = name;
@@ -157,7 +157,7 @@ dns_build_query(const char *name, uint16_t type, uint16_t id, uint8_t *out,
 		return -EINVAL;
 	memset(out, 0, 12);
 	put16(out, id);
-	put16(out + 2, 0x0100);		/* RD */
+	put16(out + 2, 0x0100); /* RD */
 	put16(out + 4, 1);
 	while (*s) {
 		const char *dot = strchr(s, '.');
@@ -276,17 +276,17 @@ dns_parse_answer(const uint8_t *p, size_t n, uint16_t id, const char *name,
 			if (rtype == DNS_T_CNAME && nchain <= DNS_CHAIN_MAX) {
 				size_t o2 = off;
 
-				if (read_name(p, off + rdlen, &o2,
-				    chain[nchain]) < 0)
+				if (read_name(
+				        p, off + rdlen, &o2, chain[nchain]) < 0)
 					return -EINVAL;
 				nchain++;
 				if (rttl < minttl)
 					minttl = rttl;
 			} else if (rtype == type && found < max &&
 			    ((type == DNS_T_A && rdlen == 4) ||
-			    (type == DNS_T_AAAA && rdlen == 16))) {
-				addrs[found].family = type == DNS_T_A ?
-				    AF_INET : AF_INET6;
+			        (type == DNS_T_AAAA && rdlen == 16))) {
+				addrs[found].family =
+				    type == DNS_T_A ? AF_INET : AF_INET6;
 				memset(addrs[found].a, 0, 16);
 				memcpy(addrs[found].a, p + off, rdlen);
 				found++;

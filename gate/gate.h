@@ -22,36 +22,36 @@
 #include "policy.h"
 
 /* Bounds (docs/architecture.md, "The gate"). */
-#define GATE_MAX_CONNS		512	/* concurrent proxied connections */
-#define GATE_NOFILE		4096	/* RLIMIT_NOFILE */
-#define GATE_MAX_ADDRS		8	/* resolved addresses kept per name */
-#define GATE_MAX_DNS_TCP	32	/* concurrent DNS-over-TCP clients */
-#define GATE_SYNTH_MAX		16384	/* names with a synthetic address */
-#define GATE_CACHE_MAX		1024	/* resolver cache entries */
-#define GATE_CACHE_TTL_MAX	300	/* seconds */
-#define GATE_RESOLVE_MS		5000	/* whole lookup */
-#define GATE_CONNECT_MS		10000	/* per address */
-#define GATE_HEAD_MS		30000	/* first request head */
-#define GATE_IDLE_MS		120000	/* keep-alive idle between requests */
+#define GATE_MAX_CONNS 512 /* concurrent proxied connections */
+#define GATE_NOFILE 4096 /* RLIMIT_NOFILE */
+#define GATE_MAX_ADDRS 8 /* resolved addresses kept per name */
+#define GATE_MAX_DNS_TCP 32 /* concurrent DNS-over-TCP clients */
+#define GATE_SYNTH_MAX 16384 /* names with a synthetic address */
+#define GATE_CACHE_MAX 1024 /* resolver cache entries */
+#define GATE_CACHE_TTL_MAX 300 /* seconds */
+#define GATE_RESOLVE_MS 5000 /* whole lookup */
+#define GATE_CONNECT_MS 10000 /* per address */
+#define GATE_HEAD_MS 30000 /* first request head */
+#define GATE_IDLE_MS 120000 /* keep-alive idle between requests */
 
 /* --- http.c: request heads and request bodies (RFC 9112) --- */
 
-#define HTTP_HEAD_MAX	16384
-#define HTTP_LINES_MAX	100
+#define HTTP_HEAD_MAX 16384
+#define HTTP_LINES_MAX 100
 
 struct http_req {
-	char	 method[16];
-	bool	 connect;	/* CONNECT host:port */
-	char	 host[HOST_MAX + 3];	/* as written (may be "[v6]") */
+	char method[16];
+	bool connect; /* CONNECT host:port */
+	char host[HOST_MAX + 3]; /* as written (may be "[v6]") */
 	uint16_t port;
-	int	 minor;		/* HTTP/1.minor */
-	size_t	 path_off, path_len;	/* origin-form target in the head */
-	bool	 has_host;	/* a Host header was present */
-	bool	 chunked;
-	bool	 has_clen;
+	int minor; /* HTTP/1.minor */
+	size_t path_off, path_len; /* origin-form target in the head */
+	bool has_host; /* a Host header was present */
+	bool chunked;
+	bool has_clen;
 	uint64_t clen;
-	size_t	 hdr_off;	/* first header line */
-	size_t	 head_len;	/* through the empty line */
+	size_t hdr_off; /* first header line */
+	size_t head_len; /* through the empty line */
 };
 
 /*
@@ -60,65 +60,74 @@ struct http_req {
  * (len < HTTP_HEAD_MAX); -EINVAL when the head is malformed or too big,
  * with *why set to a static sentence for the 400 body.
  */
-int	http_parse_head(const char *buf, size_t len, struct http_req *r,
-	    const char **why);
+int http_parse_head(
+    const char *buf, size_t len, struct http_req *r, const char **why);
 
 /*
  * Write the head as it goes to the origin: origin-form request line,
  * the client's headers without the dropped ones, Host added when it was
  * missing.  Returns bytes written or -ENOSPC.
  */
-int	http_rewrite_head(const char *buf, const struct http_req *r, char *out,
-	    size_t outlen);
+int http_rewrite_head(
+    const char *buf, const struct http_req *r, char *out, size_t outlen);
 
 /* Split "host:port" / "[v6]:port" (port required when need_port). */
-int	http_split_authority(const char *s, size_t len, char *host,
-	    size_t hostlen, uint16_t *port, bool need_port);
+int http_split_authority(const char *s, size_t len, char *host, size_t hostlen,
+    uint16_t *port, bool need_port);
 
 /* Request body framing, fed the bytes that follow a head. */
 enum http_body_state {
-	HB_DONE = 0, HB_CLEN, HB_CSIZE, HB_CEXT, HB_CSIZE_LF, HB_CDATA,
-	HB_CDATA_CR, HB_CDATA_LF, HB_TRAILER, HB_TRAILER_LF, HB_TLINE,
+	HB_DONE = 0,
+	HB_CLEN,
+	HB_CSIZE,
+	HB_CEXT,
+	HB_CSIZE_LF,
+	HB_CDATA,
+	HB_CDATA_CR,
+	HB_CDATA_LF,
+	HB_TRAILER,
+	HB_TRAILER_LF,
+	HB_TLINE,
 	HB_TLINE_LF,
 };
 
 struct http_body {
 	enum http_body_state st;
-	uint64_t remain;	/* content-length or chunk bytes left */
+	uint64_t remain; /* content-length or chunk bytes left */
 	unsigned ndigits;
 	unsigned linelen;
 };
 
-void	http_body_start(struct http_body *b, const struct http_req *r);
+void http_body_start(struct http_body *b, const struct http_req *r);
 /*
  * Consume up to n bytes of body; returns how many belong to this body
  * (forward them verbatim), or -EINVAL on bad chunk framing.  The body
  * is complete when b->st == HB_DONE.
  */
-ssize_t	http_body_feed(struct http_body *b, const char *p, size_t n);
+ssize_t http_body_feed(struct http_body *b, const char *p, size_t n);
 
 /* --- dns.c: DNS messages (RFC 1035), bounded --- */
 
-#define DNS_NAME_MAX	255
-#define DNS_T_A		1
-#define DNS_T_CNAME	5
-#define DNS_T_AAAA	28
-#define DNS_C_IN	1
-#define DNS_R_NOERROR	0
-#define DNS_R_FORMERR	1
-#define DNS_R_SERVFAIL	2
-#define DNS_R_NXDOMAIN	3
-#define DNS_R_NOTIMP	4
-#define DNS_R_REFUSED	5
+#define DNS_NAME_MAX 255
+#define DNS_T_A 1
+#define DNS_T_CNAME 5
+#define DNS_T_AAAA 28
+#define DNS_C_IN 1
+#define DNS_R_NOERROR 0
+#define DNS_R_FORMERR 1
+#define DNS_R_SERVFAIL 2
+#define DNS_R_NXDOMAIN 3
+#define DNS_R_NOTIMP 4
+#define DNS_R_REFUSED 5
 
 struct dns_query {
 	uint16_t id;
 	uint16_t flags;
 	uint16_t qtype, qclass;
-	char	 name[DNS_NAME_MAX + 1];	/* dotted, no trailing dot */
-	bool	 name_ok;	/* only LDH/underscore labels */
-	size_t	 qend;		/* end of the question section */
-	int	 rcode;		/* on error: what to answer */
+	char name[DNS_NAME_MAX + 1]; /* dotted, no trailing dot */
+	bool name_ok; /* only LDH/underscore labels */
+	size_t qend; /* end of the question section */
+	int rcode; /* on error: what to answer */
 };
 
 /*
@@ -126,22 +135,22 @@ struct dns_query {
  * is set (header and question readable), else drop.  No compression
  * pointers, exactly one question.
  */
-int	dns_parse_query(const uint8_t *p, size_t n, struct dns_query *q);
+int dns_parse_query(const uint8_t *p, size_t n, struct dns_query *q);
 
 /*
  * Build a reply to query p (whose question ends at q->qend) into out.
  * addr4: NULL or 4 bytes for one A record.  Returns length or -ENOSPC.
  */
-int	dns_build_reply(const uint8_t *p, const struct dns_query *q, int rcode,
-	    const uint8_t *addr4, uint32_t ttl, uint8_t *out, size_t outlen);
+int dns_build_reply(const uint8_t *p, const struct dns_query *q, int rcode,
+    const uint8_t *addr4, uint32_t ttl, uint8_t *out, size_t outlen);
 
 /* A query for name/type with id (RD set).  Returns length or -EINVAL. */
-int	dns_build_query(const char *name, uint16_t type, uint16_t id,
-	    uint8_t *out, size_t outlen);
+int dns_build_query(
+    const char *name, uint16_t type, uint16_t id, uint8_t *out, size_t outlen);
 
 struct dns_addr {
-	int	 family;
-	uint8_t	 a[16];
+	int family;
+	uint8_t a[16];
 };
 
 /*
@@ -151,45 +160,45 @@ struct dns_addr {
  * the records used); -EINVAL for a malformed or foreign packet;
  * -EAGAIN when truncated (TC).
  */
-int	dns_parse_answer(const uint8_t *p, size_t n, uint16_t id,
-	    const char *name, uint16_t type, struct dns_addr *addrs,
-	    size_t max, int *rcode, uint32_t *ttl);
+int dns_parse_answer(const uint8_t *p, size_t n, uint16_t id, const char *name,
+    uint16_t type, struct dns_addr *addrs, size_t max, int *rcode,
+    uint32_t *ttl);
 
 /* --- decide.c: the one policy decision --- */
 
 enum decision {
-	DEC_ALLOW_NAME,		/* resolve name, then check addresses */
-	DEC_ALLOW_ADDR,		/* IP literal covered by allow_cidr */
+	DEC_ALLOW_NAME, /* resolve name, then check addresses */
+	DEC_ALLOW_ADDR, /* IP literal covered by allow_cidr */
 	DEC_DENY,
 };
 
 struct verdict {
 	enum decision d;
-	char	 name[HOST_MAX + 1];	/* canonical name (or literal) */
-	struct dns_addr addr;	/* DEC_ALLOW_ADDR */
-	const char *rule;	/* X-Aisb-Reason: short rule name */
-	char	 why[768];	/* one sentence for logs and bodies */
+	char name[HOST_MAX + 1]; /* canonical name (or literal) */
+	struct dns_addr addr; /* DEC_ALLOW_ADDR */
+	const char *rule; /* X-Aisb-Reason: short rule name */
+	char why[768]; /* one sentence for logs and bodies */
 };
 
-void	decide(const struct aisb_policy *p, const char *host, uint16_t port,
-	    struct verdict *v);
+void decide(const struct aisb_policy *p, const char *host, uint16_t port,
+    struct verdict *v);
 /* May the DNS stub give name (canonical) a synthetic address? */
-bool	decide_name(const struct aisb_policy *p, const char *canon,
-	    const char **rule);
+bool decide_name(
+    const struct aisb_policy *p, const char *canon, const char **rule);
 /*
  * Is a resolved address usable?  false with *range set when it is in a
  * special-purpose range that allow_cidr does not cover.
  */
-bool	decide_addr(const struct aisb_policy *p, const struct dns_addr *a,
-	    const char **range);
-void	decide_fmt_addr(const struct dns_addr *a, char *buf, size_t len);
+bool decide_addr(
+    const struct aisb_policy *p, const struct dns_addr *a, const char **range);
+void decide_fmt_addr(const struct dns_addr *a, char *buf, size_t len);
 
 /* --- synth.c: the session's name <-> synthetic address table --- */
 
-int	synth_lookup_name(const char *canon, uint32_t *addr);	/* host order */
-int	synth_assign(const char *canon, uint32_t *addr);
+int synth_lookup_name(const char *canon, uint32_t *addr); /* host order */
+int synth_assign(const char *canon, uint32_t *addr);
 const char *synth_name(uint32_t addr);
-void	synth_reset(void);
+void synth_reset(void);
 
 /* --- the running gate (loop.c, conn.c, stub.c, resolv.c) --- */
 
@@ -199,53 +208,60 @@ struct gate_opts {
 	const struct aisb_policy *policy;
 	struct sockaddr_storage resolver;
 	socklen_t resolver_len;
-	bool	 log_stderr;	/* decision records also on stderr (tests) */
-	int	 ctl_fd;	/* fd 3 */
-	int	 sig_fd;	/* signalfd: SIGTERM ends the gate cleanly */
+	bool log_stderr; /* decision records also on stderr (tests) */
+	int ctl_fd; /* fd 3 */
+	int sig_fd; /* signalfd: SIGTERM ends the gate cleanly */
 };
 
 /* Event sources: epoll_event.data.ptr points at one of these. */
 enum ev_kind {
-	EV_LISTEN_PROXY, EV_LISTEN_CAPTURE, EV_LISTEN_DNS_TCP, EV_DNS_UDP,
-	EV_DNS_TCP, EV_CLIENT, EV_UPSTREAM, EV_RESOLV, EV_RESOLV_TCP, EV_CTL,
+	EV_LISTEN_PROXY,
+	EV_LISTEN_CAPTURE,
+	EV_LISTEN_DNS_TCP,
+	EV_DNS_UDP,
+	EV_DNS_TCP,
+	EV_CLIENT,
+	EV_UPSTREAM,
+	EV_RESOLV,
+	EV_RESOLV_TCP,
+	EV_CTL,
 	EV_SIGNAL,
 };
 
 struct ev {
 	enum ev_kind kind;
-	void	*obj;
+	void *obj;
 };
 
 /* loop.c */
-int	loop_run(const struct gate_opts *o, int socks[GS_COUNT]);
-int	loop_add(int fd, uint32_t events, struct ev *ev);
-void	loop_del(int fd);
-uint64_t loop_now(void);	/* monotonic ms */
+int loop_run(const struct gate_opts *o, int socks[GS_COUNT]);
+int loop_add(int fd, uint32_t events, struct ev *ev);
+void loop_del(int fd);
+uint64_t loop_now(void); /* monotonic ms */
 const struct gate_opts *loop_opts(void);
 /* One decision record: syslog, and stderr when asked. */
-void	gate_record(const char *fmt, ...)
-	    __attribute__((format(printf, 1, 2)));
+void gate_record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* conn.c */
 struct conn;
-void	conn_accept(int lfd, bool capture);
-void	conn_event(struct conn *c, bool upstream, uint32_t events);
-void	conn_resolved(struct conn *c, const struct dns_addr *addrs,
-	    size_t n, const char *err);
-void	conn_tick(uint64_t now);
-void	conn_reap(void);
-size_t	conn_count(void);
-void	conn_close_all(void);
+void conn_accept(int lfd, bool capture);
+void conn_event(struct conn *c, bool upstream, uint32_t events);
+void conn_resolved(
+    struct conn *c, const struct dns_addr *addrs, size_t n, const char *err);
+void conn_tick(uint64_t now);
+void conn_reap(void);
+size_t conn_count(void);
+void conn_close_all(void);
 
 /* stub.c */
-void	stub_udp_event(int fd);
-void	stub_tcp_accept(int lfd);
-void	stub_tcp_event(void *obj, uint32_t events);
-void	stub_tick(uint64_t now);
-void	stub_close_all(void);
+void stub_udp_event(int fd);
+void stub_tcp_accept(int lfd);
+void stub_tcp_event(void *obj, uint32_t events);
+void stub_tick(uint64_t now);
+void stub_close_all(void);
 /* Pure: answer one query (also the fuzz target's entry). */
-int	stub_answer(const struct aisb_policy *p, const uint8_t *q, size_t n,
-	    uint8_t *out, size_t outlen);
+int stub_answer(const struct aisb_policy *p, const uint8_t *q, size_t n,
+    uint8_t *out, size_t outlen);
 
 /* resolv.c: one lookup per connection, cached for the records' TTL. */
 struct resolv;
@@ -253,19 +269,19 @@ struct resolv;
  * 0: answered from the cache (addrs, *n filled); 1: pending, *ret set,
  * conn_resolved() follows from the loop; -errno on failure.
  */
-int	resolv_start(struct conn *c, const char *name, struct dns_addr *addrs,
-	    size_t *n, struct resolv **ret);
-void	resolv_cancel(struct resolv *r);
-void	resolv_event(struct resolv *r, bool tcp, uint32_t events);
+int resolv_start(struct conn *c, const char *name, struct dns_addr *addrs,
+    size_t *n, struct resolv **ret);
+void resolv_cancel(struct resolv *r);
+void resolv_event(struct resolv *r, bool tcp, uint32_t events);
 /* Retransmits, timeouts, and freeing finished lookups. */
-void	resolv_tick(uint64_t now);
+void resolv_tick(uint64_t now);
 /* At exit: cancel lookups, free them and the cache. */
-void	resolv_reset(void);
-int	resolv_parse_conf(const char *text, const char *override,
-	    struct sockaddr_storage *ss, socklen_t *len);
+void resolv_reset(void);
+int resolv_parse_conf(const char *text, const char *override,
+    struct sockaddr_storage *ss, socklen_t *len);
 
 /* harden.c */
-int	harden_early(void);
-int	harden_lockdown(bool seccomp);
+int harden_early(void);
+int harden_lockdown(bool seccomp);
 
 #endif

@@ -39,25 +39,25 @@
 #endif
 
 /* Newer than Debian 12's headers: the ABI numbers say which exist. */
-#define LL_FS_V1	((1ULL << 13) - 1)
-#define LL_FS_REFER	(1ULL << 13)	/* ABI 2 */
-#define LL_FS_TRUNCATE	(1ULL << 14)	/* ABI 3 */
-#define LL_FS_IOCTL_DEV	(1ULL << 15)	/* ABI 5 */
-#define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)	/* ABI 6 */
-#define LL_SCOPE_SIGNAL		(1ULL << 1)	/* ABI 6 */
+#define LL_FS_V1 ((1ULL << 13) - 1)
+#define LL_FS_REFER (1ULL << 13) /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1) /* ABI 6 */
 
 struct ll_attr {
 	uint64_t handled_access_fs;
-	uint64_t handled_access_net;	/* ABI 4 */
-	uint64_t scoped;		/* ABI 6 */
+	uint64_t handled_access_net; /* ABI 4 */
+	uint64_t scoped; /* ABI 6 */
 };
 
 int
 harden_early(void)
 {
-	struct rlimit nofile = { GATE_NOFILE, GATE_NOFILE };
-	struct rlimit zero = { 0, 0 };
-	struct rlimit cur = { RLIM_INFINITY, RLIM_INFINITY };
+	struct rlimit nofile = {GATE_NOFILE, GATE_NOFILE};
+	struct rlimit zero = {0, 0};
+	struct rlimit cur = {RLIM_INFINITY, RLIM_INFINITY};
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
 	    prctl(PR_SET_DUMPABLE, 0) < 0)
@@ -85,7 +85,7 @@ harden_early(void)
 static int
 landlock(void)
 {
-	struct ll_attr a = { 0 };
+	struct ll_attr a = {0};
 	size_t size = sizeof(uint64_t);
 	long abi;
 	int fd;
@@ -124,20 +124,47 @@ landlock(void)
 }
 
 static const int allowed[] = {
-	SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev),
-	SCMP_SYS(close), SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait),
-	SCMP_SYS(epoll_ctl), SCMP_SYS(accept4), SCMP_SYS(connect),
-	SCMP_SYS(getsockopt), SCMP_SYS(setsockopt), SCMP_SYS(getsockname),
-	SCMP_SYS(getpeername), SCMP_SYS(sendto), SCMP_SYS(recvfrom),
-	SCMP_SYS(sendmsg), SCMP_SYS(recvmsg), SCMP_SYS(shutdown),
-	SCMP_SYS(splice), SCMP_SYS(pipe2), SCMP_SYS(fcntl),
-	SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(time),
-	SCMP_SYS(getpid), SCMP_SYS(getrandom), SCMP_SYS(brk),
-	SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise),
-	SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigprocmask), SCMP_SYS(exit),
-	SCMP_SYS(exit_group), SCMP_SYS(futex), SCMP_SYS(restart_syscall),
-	SCMP_SYS(epoll_create1), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
-	SCMP_SYS(lseek),
+    SCMP_SYS(read),
+    SCMP_SYS(write),
+    SCMP_SYS(readv),
+    SCMP_SYS(writev),
+    SCMP_SYS(close),
+    SCMP_SYS(epoll_wait),
+    SCMP_SYS(epoll_pwait),
+    SCMP_SYS(epoll_ctl),
+    SCMP_SYS(accept4),
+    SCMP_SYS(connect),
+    SCMP_SYS(getsockopt),
+    SCMP_SYS(setsockopt),
+    SCMP_SYS(getsockname),
+    SCMP_SYS(getpeername),
+    SCMP_SYS(sendto),
+    SCMP_SYS(recvfrom),
+    SCMP_SYS(sendmsg),
+    SCMP_SYS(recvmsg),
+    SCMP_SYS(shutdown),
+    SCMP_SYS(splice),
+    SCMP_SYS(pipe2),
+    SCMP_SYS(fcntl),
+    SCMP_SYS(clock_gettime),
+    SCMP_SYS(gettimeofday),
+    SCMP_SYS(time),
+    SCMP_SYS(getpid),
+    SCMP_SYS(getrandom),
+    SCMP_SYS(brk),
+    SCMP_SYS(munmap),
+    SCMP_SYS(mremap),
+    SCMP_SYS(madvise),
+    SCMP_SYS(rt_sigreturn),
+    SCMP_SYS(rt_sigprocmask),
+    SCMP_SYS(exit),
+    SCMP_SYS(exit_group),
+    SCMP_SYS(futex),
+    SCMP_SYS(restart_syscall),
+    SCMP_SYS(epoll_create1),
+    SCMP_SYS(fstat),
+    SCMP_SYS(newfstatat),
+    SCMP_SYS(lseek),
 };
 
 /*
@@ -146,14 +173,14 @@ static const int allowed[] = {
  * killing, so a report still gets printed.
  */
 #if defined(__SANITIZE_ADDRESS__)
-#define SECCOMP_DEFAULT	SCMP_ACT_ERRNO(EPERM)
+#define SECCOMP_DEFAULT SCMP_ACT_ERRNO(EPERM)
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define SECCOMP_DEFAULT	SCMP_ACT_ERRNO(EPERM)
+#define SECCOMP_DEFAULT SCMP_ACT_ERRNO(EPERM)
 #endif
 #endif
 #ifndef SECCOMP_DEFAULT
-#define SECCOMP_DEFAULT	SCMP_ACT_KILL_PROCESS
+#define SECCOMP_DEFAULT SCMP_ACT_KILL_PROCESS
 #endif
 
 static int
@@ -201,7 +228,7 @@ harden_lockdown(bool use_seccomp)
 		return log_errno(r, "Landlock: %m");
 	if (r == 0)
 		log_debug("no Landlock in this kernel: the seccomp allowlist "
-		    "(no open/openat) keeps the gate off the filesystem");
+		          "(no open/openat) keeps the gate off the filesystem");
 	if (!use_seccomp) {
 		log_warn("seccomp allowlist disabled (--debug-no-seccomp)");
 		return 0;

@@ -125,8 +125,8 @@ parse_target(const char *t, size_t tl, struct http_req *r, const char **why)
 	size_t i;
 
 	if (r->connect) {
-		if (http_split_authority(t, tl, r->host, sizeof(r->host),
-		    &r->port, true) < 0) {
+		if (http_split_authority(
+		        t, tl, r->host, sizeof(r->host), &r->port, true) < 0) {
 			*why = "CONNECT needs host:port";
 			return -EINVAL;
 		}
@@ -137,23 +137,24 @@ parse_target(const char *t, size_t tl, struct http_req *r, const char **why)
 		return -EINVAL;
 	}
 	if (tl < 7 || strncasecmp(t, "http://", 7) != 0) {
-		*why = "not a proxy request: the target must be http://host/...";
+		*why =
+		    "not a proxy request: the target must be http://host/...";
 		return -EINVAL;
 	}
 	for (i = 7; i < tl && t[i] != '/' && t[i] != '?' && t[i] != '#'; i++)
 		;
-	if (http_split_authority(t + 7, i - 7, r->host, sizeof(r->host),
-	    &r->port, false) < 0) {
+	if (http_split_authority(
+	        t + 7, i - 7, r->host, sizeof(r->host), &r->port, false) < 0) {
 		*why = "bad host in the request URI";
 		return -EINVAL;
 	}
-	r->path_len = tl - i;	/* path_off is set by the caller */
+	r->path_len = tl - i; /* path_off is set by the caller */
 	return 0;
 }
 
 int
-http_parse_head(const char *buf, size_t len, struct http_req *r,
-    const char **why)
+http_parse_head(
+    const char *buf, size_t len, struct http_req *r, const char **why)
 {
 	size_t i, end = 0, max = len < HTTP_HEAD_MAX ? len : HTTP_HEAD_MAX;
 	size_t mlen, tstart, tl, lines = 0;
@@ -219,8 +220,7 @@ http_parse_head(const char *buf, size_t len, struct http_req *r,
 		}
 	i = tstart + tl + 1;
 	if (end - i < 10 || memcmp(buf + i, "HTTP/1.", 7) != 0 ||
-	    (buf[i + 7] != '0' && buf[i + 7] != '1') ||
-	    buf[i + 8] != '\r') {
+	    (buf[i + 7] != '0' && buf[i + 7] != '1') || buf[i + 8] != '\r') {
 		*why = "only HTTP/1.0 and HTTP/1.1 are spoken here";
 		return -EINVAL;
 	}
@@ -233,7 +233,8 @@ http_parse_head(const char *buf, size_t len, struct http_req *r,
 
 	/* Header lines. */
 	for (line = buf + r->hdr_off; line < buf + end - 2;) {
-		const char *eol = memchr(line, '\r', (size_t)(buf + end - line));
+		const char *eol =
+		    memchr(line, '\r', (size_t)(buf + end - line));
 		const char *colon, *v;
 		size_t nl, vl;
 
@@ -271,15 +272,15 @@ http_parse_head(const char *buf, size_t len, struct http_req *r,
 				return -EINVAL;
 			}
 			r->has_host = true;
-			if (http_split_authority(v, vl, h, sizeof(h), &port,
-			    false) < 0) {
+			if (http_split_authority(
+			        v, vl, h, sizeof(h), &port, false) < 0) {
 				*why = "bad Host header";
 				return -EINVAL;
 			}
 			if (!r->connect &&
 			    (port != r->port || !host_eq(h, r->host))) {
 				*why = "the Host header does not agree with "
-				    "the request URI";
+				       "the request URI";
 				return -EINVAL;
 			}
 		} else if (name_is(line, nl, "content-length")) {
@@ -310,7 +311,7 @@ http_parse_head(const char *buf, size_t len, struct http_req *r,
 			has_te = true;
 			if (!name_is(v, vl, "chunked")) {
 				*why = "only Transfer-Encoding: chunked is "
-				    "supported";
+				       "supported";
 				return -EINVAL;
 			}
 			r->chunked = true;
@@ -333,19 +334,20 @@ http_parse_head(const char *buf, size_t len, struct http_req *r,
 }
 
 int
-http_rewrite_head(const char *buf, const struct http_req *r, char *out,
-    size_t outlen)
+http_rewrite_head(
+    const char *buf, const struct http_req *r, char *out, size_t outlen)
 {
 	size_t o = 0, n;
 	const char *line, *end = buf + r->head_len - 2;
 	int k;
 
-#define PUT(p, l) do { \
-	if (o + (l) > outlen) \
-		return -ENOSPC; \
-	memcpy(out + o, (p), (l)); \
-	o += (l); \
-} while (0)
+#define PUT(p, l)                                                              \
+	do {                                                                   \
+		if (o + (l) > outlen)                                          \
+			return -ENOSPC;                                        \
+		memcpy(out + o, (p), (l));                                     \
+		o += (l);                                                      \
+	} while (0)
 
 	PUT(r->method, strlen(r->method));
 	PUT(" ", 1);
@@ -367,8 +369,8 @@ http_rewrite_head(const char *buf, const struct http_req *r, char *out,
 	}
 	if (!r->has_host) {
 		if (r->port == 80)
-			k = snprintf(out + o, outlen - o, "Host: %s\r\n",
-			    r->host);
+			k = snprintf(
+			    out + o, outlen - o, "Host: %s\r\n", r->host);
 		else
 			k = snprintf(out + o, outlen - o, "Host: %s:%u\r\n",
 			    r->host, r->port);
@@ -424,8 +426,8 @@ http_body_feed(struct http_body *b, const char *p, size_t n)
 			i += take;
 			b->remain -= take;
 			if (b->remain == 0)
-				b->st = b->st == HB_CLEN ? HB_DONE :
-				    HB_CDATA_CR;
+				b->st =
+				    b->st == HB_CLEN ? HB_DONE : HB_CDATA_CR;
 			continue;
 		case HB_CSIZE:
 			if ((v = hexval(c)) >= 0) {

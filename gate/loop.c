@@ -19,8 +19,8 @@
 #include "gate.h"
 #include "log.h"
 
-#define LOOP_EVENTS	64
-#define LOOP_TICK_MS	250
+#define LOOP_EVENTS 64
+#define LOOP_TICK_MS 250
 
 static int epfd = -1;
 static const struct gate_opts *opts;
@@ -43,7 +43,7 @@ loop_opts(void)
 int
 loop_add(int fd, uint32_t events, struct ev *ev)
 {
-	struct epoll_event e = { .events = events, .data.ptr = ev };
+	struct epoll_event e = {.events = events, .data.ptr = ev};
 
 	if (epfd < 0)
 		return -EBADF;
@@ -111,11 +111,11 @@ dispatch(struct ev *ev, uint32_t events, bool *stop)
 		 * SIGTERM from aisb-shell, or SIGKILL when aisb-shell dies.
 		 */
 		for (;;) {
-			ssize_t n = recv(*(int *)ev->obj, b, sizeof(b),
-			    MSG_DONTWAIT);
+			ssize_t n =
+			    recv(*(int *)ev->obj, b, sizeof(b), MSG_DONTWAIT);
 
-			if (n == 0 || (n < 0 && errno != EAGAIN &&
-			    errno != EINTR)) {
+			if (n == 0 ||
+			    (n < 0 && errno != EAGAIN && errno != EINTR)) {
 				loop_del(*(int *)ev->obj);
 				return;
 			}
@@ -136,10 +136,10 @@ loop_run(const struct gate_opts *o, int socks[GS_COUNT])
 	static struct ev evs[GS_COUNT + 2];
 	static int fds[GS_COUNT + 2];
 	static const enum ev_kind kinds[GS_COUNT] = {
-		[GS_PROXY] = EV_LISTEN_PROXY,
-		[GS_DNS_UDP] = EV_DNS_UDP,
-		[GS_DNS_TCP] = EV_LISTEN_DNS_TCP,
-		[GS_CAPTURE] = EV_LISTEN_CAPTURE,
+	    [GS_PROXY] = EV_LISTEN_PROXY,
+	    [GS_DNS_UDP] = EV_DNS_UDP,
+	    [GS_DNS_TCP] = EV_LISTEN_DNS_TCP,
+	    [GS_CAPTURE] = EV_LISTEN_CAPTURE,
 	};
 	struct epoll_event events[LOOP_EVENTS];
 	bool stop = false;
@@ -149,15 +149,17 @@ loop_run(const struct gate_opts *o, int socks[GS_COUNT])
 	if (epfd < 0)
 		return -errno;
 	for (int i = 0; i <= GS_COUNT + 1; i++) {
-		int fd = i < GS_COUNT ? socks[i] : i == GS_COUNT ? o->ctl_fd :
-		    o->sig_fd;
+		int fd = i < GS_COUNT ? socks[i]
+		    : i == GS_COUNT   ? o->ctl_fd
+		                      : o->sig_fd;
 		int fl = fcntl(fd, F_GETFL);
 
 		if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 			return -errno;
 		fds[i] = fd;
-		evs[i].kind = i < GS_COUNT ? kinds[i] : i == GS_COUNT ?
-		    EV_CTL : EV_SIGNAL;
+		evs[i].kind = i < GS_COUNT ? kinds[i]
+		    : i == GS_COUNT        ? EV_CTL
+		                           : EV_SIGNAL;
 		evs[i].obj = &fds[i];
 		if (loop_add(fd, EPOLLIN | EPOLLRDHUP | EPOLLET, &evs[i]) < 0)
 			return -errno;

@@ -32,8 +32,8 @@
 #include "policy.h"
 #include "util.h"
 
-#define CTL_FD		3
-#define RECV_TIMEOUT_S	60
+#define CTL_FD 3
+#define RECV_TIMEOUT_S 60
 
 static int
 read_text(const char *path, char *buf, size_t len)
@@ -72,8 +72,7 @@ check_sock(int fd, int type, uint16_t port)
 		return -EPROTO;
 	if (type == SOCK_STREAM) {
 		l = sizeof(v);
-		if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 ||
-		    !v)
+		if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 || !v)
 			return -EPROTO;
 	}
 	l = sizeof(a);
@@ -92,10 +91,12 @@ recv_sockets(int ctl, const struct aisb_policy *p, int socks[GS_COUNT])
 		char buf[CMSG_SPACE(sizeof(int) * GS_COUNT)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { data, sizeof(data) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	struct timeval tv = { RECV_TIMEOUT_S, 0 };
+	struct iovec iov = {data, sizeof(data)};
+	struct msghdr m = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf)};
+	struct timeval tv = {RECV_TIMEOUT_S, 0};
 	struct cmsghdr *c;
 	ssize_t n;
 	int r = 0;
@@ -105,10 +106,12 @@ recv_sockets(int ctl, const struct aisb_policy *p, int socks[GS_COUNT])
 	(void)setsockopt(ctl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	n = recvmsg(ctl, &m, MSG_CMSG_CLOEXEC);
 	if (n < 0)
-		return log_errno(-errno, "waiting for the sandbox's sockets: "
+		return log_errno(-errno,
+		    "waiting for the sandbox's sockets: "
 		    "%m");
 	if (n == 0)
-		return log_errno(-EPIPE, "the session closed before sending "
+		return log_errno(-EPIPE,
+		    "the session closed before sending "
 		    "the gate its sockets");
 	c = CMSG_FIRSTHDR(&m);
 	if (c == NULL || c->cmsg_level != SOL_SOCKET ||
@@ -127,10 +130,11 @@ recv_sockets(int ctl, const struct aisb_policy *p, int socks[GS_COUNT])
 	if (r == 0)
 		r = check_sock(socks[GS_DNS_TCP], SOCK_STREAM, 53);
 	if (r == 0)
-		r = check_sock(socks[GS_CAPTURE], SOCK_STREAM,
-		    AISB_CAPTURE_PORT);
+		r = check_sock(
+		    socks[GS_CAPTURE], SOCK_STREAM, AISB_CAPTURE_PORT);
 	if (r < 0)
-		return log_errno(r, "the sockets from the sandbox are not "
+		return log_errno(r,
+		    "the sockets from the sandbox are not "
 		    "what the gate expects");
 	return 0;
 }
@@ -138,7 +142,8 @@ recv_sockets(int ctl, const struct aisb_policy *p, int socks[GS_COUNT])
 static void
 usage(void)
 {
-	dprintf(2, "usage: aisb-gate --user NAME [--config FILE] --session ID "
+	dprintf(2,
+	    "usage: aisb-gate --user NAME [--config FILE] --session ID "
 	    "--hash POLICYHASH\n(started by aisb-shell with fd 3 set up; "
 	    "not for direct use)\n");
 }
@@ -157,19 +162,19 @@ int
 main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "user", required_argument, NULL, 'u' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "session", required_argument, NULL, 's' },
-		{ "hash", required_argument, NULL, 'H' },
-		{ "log-stderr", no_argument, NULL, 'L' },
-		{ "debug-no-seccomp", no_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 },
+	    {"user", required_argument, NULL, 'u'},
+	    {"config", required_argument, NULL, 'c'},
+	    {"session", required_argument, NULL, 's'},
+	    {"hash", required_argument, NULL, 'H'},
+	    {"log-stderr", no_argument, NULL, 'L'},
+	    {"debug-no-seccomp", no_argument, NULL, 'N'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *user = NULL, *config = NULL, *session = "-", *hash = NULL;
-	struct policy_opts po = { 0 };
-	struct policy_errs errs = { 0 };
+	struct policy_opts po = {0};
+	struct policy_errs errs = {0};
 	struct aisb_policy *p = NULL;
-	struct gate_opts o = { 0 };
+	struct gate_opts o = {0};
 	struct passwd *pw;
 	int socks[GS_COUNT];
 	bool use_seccomp = true;
@@ -212,7 +217,7 @@ main(int argc, char **argv)
 	if (getsockopt(CTL_FD, SOL_SOCKET, SO_TYPE, &v, &vl) < 0 ||
 	    v != SOCK_SEQPACKET) {
 		log_err("aisb-gate: fd 3 is not the session's socket; it is "
-		    "started by aisb-shell only");
+		        "started by aisb-shell only");
 		return 2;
 	}
 	pw = getpwnam(user);
@@ -233,9 +238,11 @@ main(int argc, char **argv)
 		return r == -EINVAL ? AISB_EX_CONFIG : AISB_EX_HOST;
 	}
 	if (strcmp(p->hash, hash) != 0) {
-		log_err("aisb-gate: the policy changed between aisb-shell and "
+		log_err(
+		    "aisb-gate: the policy changed between aisb-shell and "
 		    "the gate (hash %.12s, expected %.12s); start the session "
-		    "again", p->hash, hash);
+		    "again",
+		    p->hash, hash);
 		return AISB_EX_CONFIG;
 	}
 	if (p->net.mode != AISB_NET_GATED) {
@@ -246,8 +253,8 @@ main(int argc, char **argv)
 		(void)read_text("/etc/resolv.conf", rc, sizeof(rc));
 	else
 		rc[0] = '\0';
-	if (resolv_parse_conf(rc, p->net.resolver, &o.resolver,
-	    &o.resolver_len) < 0) {
+	if (resolv_parse_conf(
+	        rc, p->net.resolver, &o.resolver, &o.resolver_len) < 0) {
 		log_err("aisb-gate: network.resolver '%s' is not ADDR[:PORT]",
 		    p->net.resolver ? p->net.resolver : "");
 		return AISB_EX_CONFIG;
@@ -260,8 +267,8 @@ main(int argc, char **argv)
 		sigemptyset(&ss);
 		sigaddset(&ss, SIGTERM);
 		if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0 ||
-		    (o.sig_fd = signalfd(-1, &ss, SFD_NONBLOCK |
-		    SFD_CLOEXEC)) < 0) {
+		    (o.sig_fd = signalfd(-1, &ss, SFD_NONBLOCK | SFD_CLOEXEC)) <
+		        0) {
 			log_err("aisb-gate: signalfd: %m");
 			return AISB_EX_HOST;
 		}
@@ -275,7 +282,8 @@ main(int argc, char **argv)
 	if (send(CTL_FD, "ready", 5, MSG_NOSIGNAL) != 5)
 		return AISB_EX_HOST;
 	gate_record("gate ready: session %s, user %s, %zu allow and %zu deny "
-	    "entries", session, user, p->net.nallow, p->net.ndeny);
+	            "entries",
+	    session, user, p->net.nallow, p->net.ndeny);
 	r = loop_run(&o, socks);
 	for (int i = 0; i < GS_COUNT; i++)
 		close(socks[i]);

@@ -23,33 +23,33 @@
 struct resolv {
 	struct ev ev_udp, ev_tcp;
 	struct conn *conn;
-	bool	 dead;
-	char	 name[HOST_MAX + 1];
-	int	 ufd, tfd;
+	bool dead;
+	char name[HOST_MAX + 1];
+	int ufd, tfd;
 	uint16_t id[2];
-	bool	 done[2], want_tcp[2];
-	int	 tcp_idx;		/* which query the TCP socket carries */
+	bool done[2], want_tcp[2];
+	int tcp_idx; /* which query the TCP socket carries */
 	struct dns_addr addrs[2][GATE_MAX_ADDRS];
-	size_t	 n[2];
-	int	 rcode[2];
+	size_t n[2];
+	int rcode[2];
 	uint32_t ttl;
 	uint64_t start, next_retx;
-	int	 tries;
-	uint8_t	 tq[2 + 300];
-	size_t	 tqlen, tqsent;
-	uint8_t	 tbuf[2 + 16384];
-	size_t	 thave;
+	int tries;
+	uint8_t tq[2 + 300];
+	size_t tqlen, tqsent;
+	uint8_t tbuf[2 + 16384];
+	size_t thave;
 	struct resolv *next;
 };
 
 struct cache_ent {
-	char	 name[HOST_MAX + 1];
+	char name[HOST_MAX + 1];
 	struct dns_addr addrs[GATE_MAX_ADDRS];
-	size_t	 n;
+	size_t n;
 	uint64_t expires;
 };
 
-static const uint16_t qtypes[2] = { DNS_T_A, DNS_T_AAAA };
+static const uint16_t qtypes[2] = {DNS_T_A, DNS_T_AAAA};
 static struct resolv *all;
 static struct cache_ent *cache;
 static size_t ncache;
@@ -146,8 +146,8 @@ cache_find(const char *name)
 }
 
 static void
-cache_put(const char *name, const struct dns_addr *addrs, size_t n,
-    uint32_t ttl)
+cache_put(
+    const char *name, const struct dns_addr *addrs, size_t n, uint32_t ttl)
 {
 	uint64_t now = loop_now();
 	struct cache_ent *e = NULL;
@@ -156,12 +156,13 @@ cache_put(const char *name, const struct dns_addr *addrs, size_t n,
 		return;
 	if (ttl > GATE_CACHE_TTL_MAX)
 		ttl = GATE_CACHE_TTL_MAX;
-	if (cache == NULL && (cache = calloc(GATE_CACHE_MAX,
-	    sizeof(*cache))) == NULL)
+	if (cache == NULL &&
+	    (cache = calloc(GATE_CACHE_MAX, sizeof(*cache))) == NULL)
 		return;
 	/* Reuse the same name's slot, an expired one, or the oldest. */
 	for (size_t i = 0; i < ncache; i++)
-		if (strcmp(cache[i].name, name) == 0 || cache[i].expires <= now) {
+		if (strcmp(cache[i].name, name) == 0 ||
+		    cache[i].expires <= now) {
 			e = &cache[i];
 			break;
 		}
@@ -208,9 +209,9 @@ finish(struct resolv *r, const char *err)
 		for (size_t k = 0; k < r->n[i] && n < GATE_MAX_ADDRS; k++)
 			out[n++] = r->addrs[i][k];
 	if (err == NULL && n == 0)
-		err = r->rcode[0] == DNS_R_NXDOMAIN ?
-		    "the name does not exist (NXDOMAIN)" :
-		    "the name has no address";
+		err = r->rcode[0] == DNS_R_NXDOMAIN
+		    ? "the name does not exist (NXDOMAIN)"
+		    : "the name has no address";
 	if (err == NULL)
 		cache_put(r->name, out, n, r->ttl);
 	resolv_cancel(r);
@@ -239,7 +240,7 @@ got_answer(struct resolv *r, int i, const uint8_t *p, size_t n, bool tcp)
 		return;
 	}
 	if (k < 0)
-		return;		/* not ours, or garbage: keep waiting */
+		return; /* not ours, or garbage: keep waiting */
 	r->done[i] = true;
 	r->rcode[i] = rcode;
 	if (rcode == DNS_R_NOERROR && k > 0) {
@@ -263,8 +264,8 @@ start_tcp(struct resolv *r)
 			break;
 	if (i == 2)
 		return;
-	l = dns_build_query(r->name, qtypes[i], r->id[i], r->tq + 2,
-	    sizeof(r->tq) - 2);
+	l = dns_build_query(
+	    r->name, qtypes[i], r->id[i], r->tq + 2, sizeof(r->tq) - 2);
 	if (l < 0)
 		return;
 	r->tq[0] = (uint8_t)(l >> 8);
@@ -273,12 +274,13 @@ start_tcp(struct resolv *r)
 	r->tqsent = 0;
 	r->thave = 0;
 	r->tcp_idx = i;
-	fd = socket(o->resolver.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0);
+	fd = socket(o->resolver.ss_family,
+	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
 	if (connect(fd, (const struct sockaddr *)&o->resolver,
-	    o->resolver_len) < 0 && errno != EINPROGRESS) {
+	        o->resolver_len) < 0 &&
+	    errno != EINPROGRESS) {
 		close(fd);
 		r->done[i] = true;
 		return;
@@ -287,7 +289,7 @@ start_tcp(struct resolv *r)
 	r->ev_tcp.kind = EV_RESOLV_TCP;
 	r->ev_tcp.obj = r;
 	if (loop_add(fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-	    &r->ev_tcp) < 0) {
+	        &r->ev_tcp) < 0) {
 		close(fd);
 		r->tfd = -1;
 		r->done[i] = true;
@@ -334,7 +336,7 @@ tcp_event(struct resolv *r)
 		break;
 	}
 fail:
-	r->done[i] = true;	/* no answer over TCP counts as empty */
+	r->done[i] = true; /* no answer over TCP counts as empty */
 	loop_del(r->tfd);
 	close(r->tfd);
 	r->tfd = -1;
@@ -359,14 +361,14 @@ resolv_start(struct conn *c, const char *name, struct dns_addr *addrs,
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return -ENOMEM;
-	fd = socket(o->resolver.ss_family, SOCK_DGRAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0);
+	fd = socket(o->resolver.ss_family,
+	    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		free(r);
 		return -errno;
 	}
 	if (connect(fd, (const struct sockaddr *)&o->resolver,
-	    o->resolver_len) < 0 ||
+	        o->resolver_len) < 0 ||
 	    getrandom(r->id, sizeof(r->id), 0) != sizeof(r->id)) {
 		int e2 = -errno;
 
@@ -446,7 +448,8 @@ resolv_tick(uint64_t now)
 			if (r->n[0] + r->n[1] > 0)
 				finish(r, NULL);
 			else
-				finish(r, "the resolver did not answer in time");
+				finish(
+				    r, "the resolver did not answer in time");
 		} else if (!r->dead && now >= r->next_retx) {
 			r->tries++;
 			r->next_retx = now + 1500;

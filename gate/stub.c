@@ -18,18 +18,18 @@
 
 #include "gate.h"
 
-#define STUB_TTL	60
-#define STUB_TCP_MS	10000
-#define LOG_RATE	20	/* lines per second ... */
-#define LOG_BURST	100	/* ... after a burst of this many */
+#define STUB_TTL 60
+#define STUB_TCP_MS 10000
+#define LOG_RATE 20 /* lines per second ... */
+#define LOG_BURST 100 /* ... after a burst of this many */
 
 struct stub_tcp {
 	struct ev ev;
-	int	 fd;
-	bool	 dead;
+	int fd;
+	bool dead;
 	uint64_t deadline;
-	size_t	 have;
-	uint8_t	 buf[2 + 4096];
+	size_t have;
+	uint8_t buf[2 + 4096];
 	struct stub_tcp *next;
 };
 
@@ -67,9 +67,8 @@ type_name(uint16_t t, char *buf, size_t len)
 }
 
 static int
-answer(const struct aisb_policy *p, const uint8_t *pkt, size_t n,
-    uint8_t *out, size_t outlen, struct dns_query *q, const char **decision,
-    uint32_t *synth)
+answer(const struct aisb_policy *p, const uint8_t *pkt, size_t n, uint8_t *out,
+    size_t outlen, struct dns_query *q, const char **decision, uint32_t *synth)
 {
 	char canon[HOST_MAX + 1];
 	const char *why, *rule;
@@ -85,34 +84,34 @@ answer(const struct aisb_policy *p, const uint8_t *pkt, size_t n,
 	}
 	if (q->qclass != DNS_C_IN) {
 		*decision = "refused (class)";
-		return dns_build_reply(pkt, q, DNS_R_REFUSED, NULL, 0, out,
-		    outlen);
+		return dns_build_reply(
+		    pkt, q, DNS_R_REFUSED, NULL, 0, out, outlen);
 	}
 	if (!q->name_ok || hostpat_is_ip_literal(q->name, strlen(q->name)) ||
 	    hostpat_canon(q->name, strlen(q->name), false, canon, &why) < 0 ||
 	    !decide_name(p, canon, &rule)) {
 		*decision = "deny (NXDOMAIN)";
-		return dns_build_reply(pkt, q, DNS_R_NXDOMAIN, NULL, 0, out,
-		    outlen);
+		return dns_build_reply(
+		    pkt, q, DNS_R_NXDOMAIN, NULL, 0, out, outlen);
 	}
 	if (q->qtype != DNS_T_A) {
 		*decision = "allow (no data)";
-		return dns_build_reply(pkt, q, DNS_R_NOERROR, NULL, 0, out,
-		    outlen);
+		return dns_build_reply(
+		    pkt, q, DNS_R_NOERROR, NULL, 0, out, outlen);
 	}
 	r = synth_assign(canon, synth);
 	if (r < 0) {
 		*decision = "refused (synthetic table full)";
-		return dns_build_reply(pkt, q, DNS_R_REFUSED, NULL, 0, out,
-		    outlen);
+		return dns_build_reply(
+		    pkt, q, DNS_R_REFUSED, NULL, 0, out, outlen);
 	}
 	a4[0] = (uint8_t)(*synth >> 24);
 	a4[1] = (uint8_t)(*synth >> 16);
 	a4[2] = (uint8_t)(*synth >> 8);
 	a4[3] = (uint8_t)*synth;
 	*decision = "allow";
-	return dns_build_reply(pkt, q, DNS_R_NOERROR, a4, STUB_TTL, out,
-	    outlen);
+	return dns_build_reply(
+	    pkt, q, DNS_R_NOERROR, a4, STUB_TTL, out, outlen);
 }
 
 int
@@ -149,10 +148,10 @@ log_query(const char *proto, const struct dns_query *q, const char *decision,
 	}
 	if (synth)
 		gate_record("dns %s query name=%s type=%s decision=%s "
-		    "address=%u.%u.%u.%u", proto, q->name,
-		    type_name(q->qtype, tb, sizeof(tb)), decision,
-		    synth >> 24, (synth >> 16) & 0xff, (synth >> 8) & 0xff,
-		    synth & 0xff);
+		            "address=%u.%u.%u.%u",
+		    proto, q->name, type_name(q->qtype, tb, sizeof(tb)),
+		    decision, synth >> 24, (synth >> 16) & 0xff,
+		    (synth >> 8) & 0xff, synth & 0xff);
 	else
 		gate_record("dns %s query name=%s type=%s decision=%s", proto,
 		    q->name[0] ? q->name : ".",
@@ -181,7 +180,7 @@ stub_udp_event(int fd)
 			return;
 		}
 		if ((size_t)n > sizeof(in))
-			continue;	/* oversized: drop */
+			continue; /* oversized: drop */
 		r = answer(loop_opts()->policy, in, (size_t)n, out, sizeof(out),
 		    &q, &decision, &synth);
 		log_query("udp", &q, decision, synth);
@@ -239,8 +238,8 @@ stub_tcp_event(void *obj, uint32_t events)
 
 	(void)events;
 	while (!t->dead) {
-		ssize_t n = read(t->fd, t->buf + t->have,
-		    sizeof(t->buf) - t->have);
+		ssize_t n =
+		    read(t->fd, t->buf + t->have, sizeof(t->buf) - t->have);
 		size_t len;
 
 		if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
@@ -299,7 +298,7 @@ stub_tick(uint64_t now)
 			tcp_close(t);
 		if (t->dead) {
 			*pp = t->next;
-			free(t);	/* tick runs between event batches */
+			free(t); /* tick runs between event batches */
 		} else
 			pp = &t->next;
 	}

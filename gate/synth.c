@@ -12,17 +12,17 @@
 
 #include "gate.h"
 
-#define SYNTH_BASE	0xc6120000u	/* 198.18.0.0 */
-#define SYNTH_SLOTS	(GATE_SYNTH_MAX * 2)	/* open addressing */
+#define SYNTH_BASE 0xc6120000u /* 198.18.0.0 */
+#define SYNTH_SLOTS (GATE_SYNTH_MAX * 2) /* open addressing */
 
-static char **names;		/* index -> name */
-static int32_t *slots;		/* hash slot -> index + 1, 0 = empty */
+static char **names; /* index -> name */
+static int32_t *slots; /* hash slot -> index + 1, 0 = empty */
 static size_t nnames;
 
 static uint32_t
 hash(const char *s)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
+	uint32_t h = 2166136261u; /* FNV-1a */
 
 	while (*s)
 		h = (h ^ (uint8_t)*s++) * 16777619u;

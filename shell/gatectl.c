@@ -32,23 +32,25 @@
 #include "log.h"
 #include "util.h"
 
-#define READY_TIMEOUT_MS	10000
+#define READY_TIMEOUT_MS 10000
 
 int
-gatectl_spawn_path(const char *path, const char *const argv[],
-    pid_t *ret_pid, int *ret_fd)
+gatectl_spawn_path(
+    const char *path, const char *const argv[], pid_t *ret_pid, int *ret_fd)
 {
-	static char *const envp[] = { NULL };
+	static char *const envp[] = {NULL};
 	union {
 		const char *const *c;
 		char *const *m;
-	} av = { .c = argv };
+	} av = {.c = argv};
 	int sv[2];
 	pid_t parent = getpid(), pid;
 
 	if (access(path, X_OK) < 0)
-		return log_errno(-errno, "the egress gate %s: %m (is aisb "
-		    "installed completely?)", path);
+		return log_errno(-errno,
+		    "the egress gate %s: %m (is aisb "
+		    "installed completely?)",
+		    path);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return log_errno(-errno, "socketpair: %m");
 	pid = fork();
@@ -63,8 +65,7 @@ gatectl_spawn_path(const char *path, const char *const argv[],
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 		/* Die with the session; mind a parent that is already gone. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
-		    getppid() != parent)
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(AISB_EX_HOST);
 		/* Its own session: no terminal's ^C or hangup reaches it. */
 		if (setsid() < 0)
@@ -101,8 +102,8 @@ gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
 	if (realpath("/proc/self/exe", self) == NULL)
 		return log_errno(-errno, "realpath /proc/self/exe: %m");
 	/* build/bin/aisb-shell or PREFIX/bin/aisb-shell: ../libexec. */
-	snprintf(path, sizeof(path), "%s/../libexec/aisb/aisb-gate",
-	    dirname(self));
+	snprintf(
+	    path, sizeof(path), "%s/../libexec/aisb/aisb-gate", dirname(self));
 	argv[n++] = "aisb-gate";
 	argv[n++] = "--user";
 	argv[n++] = p->user;
@@ -121,11 +122,11 @@ gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
 static int
 listen_on(int type, uint16_t port, int *ret)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
+	struct sockaddr_in a = {.sin_family = AF_INET,
 	    .sin_port = htons(port),
-	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	_cleanup_close_ int fd = socket(AF_INET, type | SOCK_CLOEXEC |
-	    SOCK_NONBLOCK, 0);
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	_cleanup_close_ int fd =
+	    socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	int one = 1;
 
 	if (fd < 0)
@@ -148,22 +149,24 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 		uint16_t port;
 		const char *what;
 	} want[4] = {
-		{ SOCK_STREAM, p->net.proxy_port, "the HTTP proxy" },
-		{ SOCK_DGRAM, 53, "the DNS stub (UDP)" },
-		{ SOCK_STREAM, 53, "the DNS stub (TCP)" },
-		{ SOCK_STREAM, AISB_CAPTURE_PORT, "the capture port" },
+	    {SOCK_STREAM, p->net.proxy_port, "the HTTP proxy"},
+	    {SOCK_DGRAM, 53, "the DNS stub (UDP)"},
+	    {SOCK_STREAM, 53, "the DNS stub (TCP)"},
+	    {SOCK_STREAM, AISB_CAPTURE_PORT, "the capture port"},
 	};
-	int socks[4] = { -1, -1, -1, -1 };
+	int socks[4] = {-1, -1, -1, -1};
 	union {
 		char buf[CMSG_SPACE(sizeof(socks))];
 		struct cmsghdr align;
 	} u;
 	char tag[] = "sockets";
-	struct iovec iov = { tag, 7 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct iovec iov = {tag, 7};
+	struct msghdr m = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *c;
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	char reply[16];
 	ssize_t n;
 	int r = 0;
@@ -171,8 +174,10 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 	for (int i = 0; i < 4 && r == 0; i++) {
 		r = listen_on(want[i].type, want[i].port, &socks[i]);
 		if (r < 0)
-			log_errno(r, "%s on 127.0.0.1:%u inside the sandbox: "
-			    "%m", want[i].what, want[i].port);
+			log_errno(r,
+			    "%s on 127.0.0.1:%u inside the sandbox: "
+			    "%m",
+			    want[i].what, want[i].port);
 	}
 	if (r == 0) {
 		memset(&u, 0, sizeof(u));
@@ -182,7 +187,8 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 		c->cmsg_len = CMSG_LEN(sizeof(socks));
 		memcpy(CMSG_DATA(c), socks, sizeof(socks));
 		if (sendmsg(fd, &m, MSG_NOSIGNAL) < 0)
-			r = log_errno(-errno, "handing the sockets to the "
+			r = log_errno(-errno,
+			    "handing the sockets to the "
 			    "egress gate: %m (did it die? see the log)");
 	}
 	/* The gate holds its own copies now. */
@@ -197,13 +203,16 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 	if (r < 0)
 		return log_errno(-errno, "waiting for the egress gate: %m");
 	if (r == 0)
-		return log_errno(-ETIMEDOUT, "the egress gate did not get "
-		    "ready in %d s", READY_TIMEOUT_MS / 1000);
+		return log_errno(-ETIMEDOUT,
+		    "the egress gate did not get "
+		    "ready in %d s",
+		    READY_TIMEOUT_MS / 1000);
 	n = recv(fd, reply, sizeof(reply), 0);
 	if (n == 5 && memcmp(reply, "ready", 5) == 0)
 		return 0;
 	if (n <= 0)
-		return log_errno(-EPIPE, "the egress gate exited before it "
+		return log_errno(-EPIPE,
+		    "the egress gate exited before it "
 		    "was ready (see its message above or the log)");
 	return log_errno(-EPROTO, "the egress gate refused its sockets");
 }
@@ -211,8 +220,8 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 int
 gatectl_env(const struct aisb_policy *p, char ***ret)
 {
-	static const char *const proxy[] = { "HTTP_PROXY", "HTTPS_PROXY",
-	    "http_proxy", "https_proxy" };
+	static const char *const proxy[] = {
+	    "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"};
 	char **env = calloc(8, sizeof(*env));
 	int n = 0;
 
@@ -220,7 +229,7 @@ gatectl_env(const struct aisb_policy *p, char ***ret)
 		return -ENOMEM;
 	for (size_t i = 0; i < ELEMENTSOF(proxy); i++)
 		if (asprintf(&env[n++], "%s=http://127.0.0.1:%u", proxy[i],
-		    p->net.proxy_port) < 0)
+		        p->net.proxy_port) < 0)
 			goto oom;
 	if (asprintf(&env[n++], "NO_PROXY=localhost,127.0.0.1,::1") < 0 ||
 	    asprintf(&env[n++], "no_proxy=localhost,127.0.0.1,::1") < 0 ||
@@ -256,10 +265,12 @@ gatectl_check(pid_t pid)
 		return 0;
 	if (si.si_code == CLD_EXITED)
 		log_err("the egress gate (pid %d) exited with status %d: the "
-		    "sandbox has no network egress", pid, si.si_status);
+		        "sandbox has no network egress",
+		    pid, si.si_status);
 	else
 		log_err("the egress gate (pid %d) was killed by signal %d: "
-		    "the sandbox has no network egress", pid, si.si_status);
+		        "the sandbox has no network egress",
+		    pid, si.si_status);
 	return -ESRCH;
 }
 

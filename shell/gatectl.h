@@ -20,12 +20,12 @@
  * SIGTERM (gatectl_stop: clean exit 0) or until aisb-shell dies
  * (PDEATHSIG SIGKILL).  0 or -errno (logged).
  */
-int	gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
-	    const char *session_id, pid_t *ret_pid, int *ret_fd);
+int gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
+    const char *session_id, pid_t *ret_pid, int *ret_fd);
 
 /* The same with an explicit executable and argv (tests, gatedrv). */
-int	gatectl_spawn_path(const char *path, const char *const argv[],
-	    pid_t *ret_pid, int *ret_fd);
+int gatectl_spawn_path(
+    const char *path, const char *const argv[], pid_t *ret_pid, int *ret_fd);
 
 /*
  * init, inside the sandbox netns: create the listening sockets (proxy
@@ -33,7 +33,7 @@ int	gatectl_spawn_path(const char *path, const char *const argv[],
  * TCP 127.0.0.1:AISB_CAPTURE_PORT), send them over fd, wait (at most
  * 10 s) for the gate's "ready".  0 or -errno (logged).
  */
-int	gatectl_send_sockets(int fd, const struct aisb_policy *p);
+int gatectl_send_sockets(int fd, const struct aisb_policy *p);
 
 /*
  * The variables that announce the proxy inside the sandbox:
@@ -42,17 +42,17 @@ int	gatectl_send_sockets(int fd, const struct aisb_policy *p);
  * NULL-terminated array of "NAME=value" (free with gatectl_env_free).
  * Returns the count or -ENOMEM.
  */
-int	gatectl_env(const struct aisb_policy *p, char ***ret);
-void	gatectl_env_free(char **env);
+int gatectl_env(const struct aisb_policy *p, char ***ret);
+void gatectl_env_free(char **env);
 
 /*
  * Has the gate exited?  Does not reap it (waitid WNOWAIT).  0: running;
  * -ESRCH: it died, and the death is logged ("the sandbox has no
  * egress"); other -errno on error.
  */
-int	gatectl_check(pid_t pid);
+int gatectl_check(pid_t pid);
 
 /* End the gate (SIGTERM, then reap).  Safe on an already dead gate. */
-void	gatectl_stop(pid_t pid);
+void gatectl_stop(pid_t pid);
 
 #endif

@@ -11,9 +11,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct aisb_hostrule allow[] = {
-	{ .host = "api.test" }, { .host = "*.svc.test" },
+    {.host = "api.test"},
+    {.host = "*.svc.test"},
 };
-static struct aisb_hostrule deny[] = { { .host = "bad.svc.test" } };
+static struct aisb_hostrule deny[] = {{.host = "bad.svc.test"}};
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -23,7 +23,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n <= 0)
 		return 0;
 	if (http_rewrite_head(p, &r, out, sizeof(out)) < 0)
-		__builtin_trap();	/* a valid head always fits */
+		__builtin_trap(); /* a valid head always fits */
 	http_body_start(&b, &r);
 	/* Feed the rest in two uneven pieces: splits must not matter. */
 	{

@@ -56,8 +56,8 @@ main(int argc, char **argv)
 {
 	const char *config = NULL, *user = NULL, *gate = NULL, *wrap = NULL;
 	bool noseccomp = false, nft = false;
-	struct policy_opts po = { 0 };
-	struct policy_errs errs = { 0 };
+	struct policy_opts po = {0};
+	struct policy_errs errs = {0};
 	struct aisb_policy *p;
 	const char *av[20];
 	struct passwd *pw;
@@ -85,7 +85,8 @@ main(int argc, char **argv)
 		}
 	}
 	if (config == NULL || user == NULL || gate == NULL) {
-		fprintf(stderr, "usage: gatedrv --config FILE --user NAME "
+		fprintf(stderr,
+		    "usage: gatedrv --config FILE --user NAME "
 		    "--gate PATH [--no-seccomp] [--wrap PROG]\n");
 		return 2;
 	}
@@ -137,7 +138,7 @@ main(int argc, char **argv)
 		return 77;
 	if (gatectl_send_sockets(fd, p) < 0)
 		return 77;
-	close(fd);	/* as init does: the gate must not need it now */
+	close(fd); /* as init does: the gate must not need it now */
 	printf("ready %d\n", pid);
 	fflush(stdout);
 	for (;;) {
@@ -149,10 +150,11 @@ main(int argc, char **argv)
 
 			if (waitpid(pid, &st, WNOHANG) == pid) {
 				alive = false;
-				fprintf(stderr, "gatedrv: the gate exited (%s %d)\n",
+				fprintf(stderr,
+				    "gatedrv: the gate exited (%s %d)\n",
 				    WIFSIGNALED(st) ? "signal" : "status",
-				    WIFSIGNALED(st) ? WTERMSIG(st) :
-				    WEXITSTATUS(st));
+				    WIFSIGNALED(st) ? WTERMSIG(st)
+				                    : WEXITSTATUS(st));
 			}
 		} else if (sig == SIGTERM || sig == SIGINT)
 			break;

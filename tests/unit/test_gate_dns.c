@@ -11,10 +11,10 @@
 #include "gate.h"
 
 static struct aisb_hostrule allow[] = {
-	{ .host = "api.test" },
-	{ .host = "*.svc.test", .ports = (uint16_t[]){ 22, 443 }, .nports = 2 },
+    {.host = "api.test"},
+    {.host = "*.svc.test", .ports = (uint16_t[]){22, 443}, .nports = 2},
 };
-static struct aisb_hostrule deny[] = { { .host = "bad.svc.test" } };
+static struct aisb_hostrule deny[] = {{.host = "bad.svc.test"}};
 static struct aisb_cidr cidrs[1];
 static struct aisb_policy pol;
 
@@ -27,14 +27,12 @@ setup(void)
 	pol.net.nallow = 2;
 	pol.net.deny = deny;
 	pol.net.ndeny = 1;
-	pol.net.ports = (uint16_t[]){ 80, 443 };
+	pol.net.ports = (uint16_t[]){80, 443};
 	pol.net.nports = 2;
 	cidr_parse("203.0.113.0/24", &cidrs[0], &why);
 	pol.net.allow_cidr = cidrs;
 	pol.net.nallow_cidr = 1;
 }
-
-
 
 TEST(messages)
 {
@@ -43,7 +41,7 @@ TEST(messages)
 	struct dns_addr a[4];
 	uint32_t ttl;
 	int n, m, rcode;
-	uint8_t addr[4] = { 198, 51, 100, 7 };
+	uint8_t addr[4] = {198, 51, 100, 7};
 
 	n = dns_build_query("Api.Test", DNS_T_A, 0xbeef, q, sizeof(q));
 	ok(n > 12, "query built");
@@ -53,17 +51,21 @@ TEST(messages)
 	    "type, class");
 	m = dns_build_reply(q, &dq, DNS_R_NOERROR, addr, 42, r, sizeof(r));
 	ok(m == n + 16, "reply with one A record");
-	is_int(dns_parse_answer(r, (size_t)m, 0xbeef, "api.test", DNS_T_A, a,
-	    4, &rcode, &ttl), 1, "the resolver side reads it back");
-	ok(a[0].family == AF_INET && memcmp(a[0].a, addr, 4) == 0 &&
-	    ttl == 42, "address and TTL");
-	is_int(dns_parse_answer(r, (size_t)m, 0xbeee, "api.test", DNS_T_A, a,
-	    4, &rcode, &ttl), -EINVAL, "another id: not ours");
-	is_int(dns_parse_answer(r, (size_t)m, 0xbeef, "other.test", DNS_T_A,
-	    a, 4, &rcode, &ttl), -EINVAL, "another question: not ours");
+	is_int(dns_parse_answer(r, (size_t)m, 0xbeef, "api.test", DNS_T_A, a, 4,
+	           &rcode, &ttl),
+	    1, "the resolver side reads it back");
+	ok(a[0].family == AF_INET && memcmp(a[0].a, addr, 4) == 0 && ttl == 42,
+	    "address and TTL");
+	is_int(dns_parse_answer(r, (size_t)m, 0xbeee, "api.test", DNS_T_A, a, 4,
+	           &rcode, &ttl),
+	    -EINVAL, "another id: not ours");
+	is_int(dns_parse_answer(r, (size_t)m, 0xbeef, "other.test", DNS_T_A, a,
+	           4, &rcode, &ttl),
+	    -EINVAL, "another question: not ours");
 	r[2] |= 0x02;
-	is_int(dns_parse_answer(r, (size_t)m, 0xbeef, "api.test", DNS_T_A, a,
-	    4, &rcode, &ttl), -EAGAIN, "truncated: retry over TCP");
+	is_int(dns_parse_answer(r, (size_t)m, 0xbeef, "api.test", DNS_T_A, a, 4,
+	           &rcode, &ttl),
+	    -EAGAIN, "truncated: retry over TCP");
 
 	/* A compression pointer in a query is refused. */
 	memcpy(q + 12, "\xc0\x0c\0\1\0\1", 6);
@@ -77,7 +79,8 @@ TEST(messages)
 	memcpy(r + n, "\xc0\x0c\0\5\0\1\0\0\0\1\0\2\xc0\x00", 14);
 	memcpy(r + n + 14, "\xc0\x00", 2);
 	ok(dns_parse_answer(r, (size_t)n + 14, 1, "a.test", DNS_T_A, a, 4,
-	    &rcode, &ttl) <= 0, "a CNAME pointing at the header: no address");
+	       &rcode, &ttl) <= 0,
+	    "a CNAME pointing at the header: no address");
 }
 
 TEST(stub)
@@ -91,14 +94,15 @@ TEST(stub)
 	ok(m == n + 16 && (r[3] & 0xf) == 0, "allowed name: one A record");
 	ok(r[m - 4] == 198 && r[m - 3] == 18, "from 198.18.0.0/15");
 	ok(synth_name((uint32_t)r[m - 4] << 24 | (uint32_t)r[m - 3] << 16 |
-	    (uint32_t)r[m - 2] << 8 | r[m - 1]) != NULL,
+	       (uint32_t)r[m - 2] << 8 | r[m - 1]) != NULL,
 	    "the address maps back to the name");
 	n = dns_build_query("bad.svc.test", DNS_T_A, 8, q, sizeof(q));
 	m = stub_answer(&pol, q, (size_t)n, r, sizeof(r));
 	is_int(r[3] & 0xf, DNS_R_NXDOMAIN, "denied name: NXDOMAIN");
 	n = dns_build_query("svc.test", DNS_T_A, 9, q, sizeof(q));
 	m = stub_answer(&pol, q, (size_t)n, r, sizeof(r));
-	is_int(r[3] & 0xf, DNS_R_NXDOMAIN, "*.suffix does not cover the suffix");
+	is_int(
+	    r[3] & 0xf, DNS_R_NXDOMAIN, "*.suffix does not cover the suffix");
 	n = dns_build_query("api.test", DNS_T_AAAA, 10, q, sizeof(q));
 	m = stub_answer(&pol, q, (size_t)n, r, sizeof(r));
 	ok((r[3] & 0xf) == 0 && r[7] == 0, "AAAA: NOERROR, no answer");
@@ -108,7 +112,7 @@ TEST(stub)
 TEST(decide)
 {
 	struct verdict v;
-	struct dns_addr a = { .family = AF_INET };
+	struct dns_addr a = {.family = AF_INET};
 	const char *range;
 
 	decide(&pol, "API.test.", 443, &v);
@@ -120,8 +124,7 @@ TEST(decide)
 	decide(&pol, "git.svc.test", 22, &v);
 	ok(v.d == DEC_ALLOW_NAME, "entry ports: 22 allowed");
 	decide(&pol, "bad.svc.test", 443, &v);
-	ok(v.d == DEC_DENY && strcmp(v.rule, "network.deny") == 0,
-	    "deny wins");
+	ok(v.d == DEC_DENY && strcmp(v.rule, "network.deny") == 0, "deny wins");
 	decide(&pol, "127.0.0.1", 80, &v);
 	ok(v.d == DEC_DENY && strcmp(v.rule, "network.allow_cidr") == 0,
 	    "IP literal refused");
@@ -138,7 +141,8 @@ TEST(decide)
 	ok(!decide_addr(&pol, &a, &range), "metadata address refused (%s)",
 	    range);
 	inet_pton(AF_INET, "203.0.113.9", a.a);
-	ok(decide_addr(&pol, &a, &range), "documentation range in allow_cidr "
+	ok(decide_addr(&pol, &a, &range),
+	    "documentation range in allow_cidr "
 	    "accepted");
 	a.family = AF_INET6;
 	inet_pton(AF_INET6, "::ffff:127.0.0.1", a.a);
