@@ -63,7 +63,7 @@ check_sock(int fd, int type, uint16_t port)
 {
 	int v = 0;
 	socklen_t l = sizeof(v);
-	struct sockaddr_in a;
+	struct sockaddr_in a = {0};
 
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) < 0 || v != AF_INET)
 		return -EPROTO;
