@@ -121,7 +121,7 @@ $(PAM_SO): $(PAM_OBJ) $(LIBAISB) pam/pam_aisb.map
 UNIT_OBJ  := $(filter-out $(BUILD)/shell/main.o $(BUILD)/gate/main.o,$(SHELL_OBJ) $(GATE_OBJ))
 $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Wno-discarded-qualifiers -Itests/lib -Ishell -Igate -pie $(ALL_LDFLAGS) \
+	$(CC) $(ALL_CFLAGS) -Wno-discarded-qualifiers -Itests/lib -iquote shell -iquote gate -pie $(ALL_LDFLAGS) \
 	    -o $@ $< $(UNIT_OBJ) $(LIBAISB) $(PKG_LIBS)
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBAISB)
@@ -150,7 +150,7 @@ deps-test:
 
 # libFuzzer targets: clang, ASan+UBSan, each linked with the library
 # compiled for fuzzing.
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -Ishell -Igate \
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -iquote shell -iquote gate \
 	      $(PKG_CFLAGS) -DAISB_FUZZ
 FUZZ_LIBSRC := $(LIB_SRC) $(filter-out gate/main.c,$(GATE_SRC))
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
@@ -199,7 +199,7 @@ lint: deps-build
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 	    --inline-suppr --suppress=missingIncludeSystem -Ilib $(filter %.c,$(C_FILES))
 	clang-tidy --quiet $(filter-out tests/fuzz/%,$(filter %.c,$(C_FILES))) -- \
-	    -std=gnu11 -Ilib -Ishell -Igate -Itests/lib $(PKG_CFLAGS)
+	    -std=gnu11 -Ilib -iquote shell -iquote gate -Itests/lib $(PKG_CFLAGS)
 	shellcheck -x $(SH_FILES)
 	@for m in $(wildcard docs/*.[58]); do \
 	    mandoc -Tlint -Wwarning $$m || exit 1; done
