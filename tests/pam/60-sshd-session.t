@@ -59,11 +59,11 @@ ok "scp cannot fetch a host file outside the sandbox view (status $rc)" test "$r
 like "$(cat "$T/scp.err")" "No such file" "... because the sandbox has no such file"
 ok "the twin: scp fetches from /project" "${SCP[@]}" ${U1}@127.0.0.1:/project/up.txt "$T/down.txt"
 is "$(cat "$T/down.txt" 2>&1)" up-data "... with the right content"
-printf 'ls -1a /home\npwd\nls %s\n' "$T" > "$T/batch"
+printf 'ls -1a /home\npwd\nls %s/aisb.conf\n' "$T" > "$T/batch"
 out=$(timeout 60 sftp -F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
 	-o BatchMode=yes -i "$T/key-${U1}" -P "$SSHD_PORT" -b "$T/batch" ${U1}@127.0.0.1 2>&1)
 unlike "$out" "${U2}" "sftp: /home shows no other homes"
-like "$out" "Can't ls|not found|No such file" "sftp: the host's $T is not visible"
+like "$out" "Can't ls|not found|No such file" "sftp: a host file ($T/aisb.conf) is not visible"
 like "$(cat "$T/sshd.log")" "Starting session: subsystem 'sftp' for ${U1}" \
 	"sshd served sftp as a subsystem (through the login shell)"
 
@@ -74,6 +74,7 @@ SSHD_SFTP=internal-sftp sshd_start
 out=$(timeout 60 sftp -F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
 	-o BatchMode=yes -i "$T/key-${U1}" -P "$SSHD_PORT" -b "$T/batch" ${U1}@127.0.0.1 2>&1)
 like "$out" "${U2}" "internal-sftp would show the host's /home: a bypass"
+like "$out" "$T/aisb.conf" "... and the host's files"
 kill "$SSHD_PID"; wait "$SSHD_PID" 2>/dev/null
 sshd_start
 
