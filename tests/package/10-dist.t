@@ -1,6 +1,7 @@
 #!/bin/bash
 # make dist: a reproducible tarball of the committed tree, and the
 # version is the same in every place that states it.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
 src=$AISB_SRC

@@ -2,6 +2,7 @@
 # The man pages: each exists, is clean under mandoc -Tlint, and documents
 # what the code offers (every admin option of aisb-shell, the exit
 # statuses, the pam_aisb options).
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
 command -v mandoc >/dev/null || skip_all "mandoc is not installed (tests/deps.d/docs.txt)"

@@ -2,6 +2,7 @@
 # Every key the policy parser knows (policy_keys[], printed by the helper
 # print_policy_keys) is documented in aisb.conf(5) and set or shown in
 # the example etc/aisb/aisb.conf.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
 src=$AISB_SRC
@@ -87,6 +88,7 @@ done
 
 # And the other way round: the page documents no key the parser lacks.
 extra=
+# shellcheck disable=SC2013 # the keys are single words
 for k in $(grep -oE '^\.It Cm [a-z_]+(\.[a-z_]+)*' "$page" | awk '{print $3}'); do
 	printf '%s\n' "$keys" | grep -qxF "$k" ||
 	    printf '%s\n' "$keys" | grep -q "^${k//./\\.}\." ||

@@ -5,6 +5,7 @@
 # account and session lines to the common stacks, and the prerm's
 # `--package --remove aisb` takes them out again.  The host's own
 # /etc/pam.d is never touched.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
 command -v pam-auth-update >/dev/null || skip_all "pam-auth-update is missing (libpam-runtime)"

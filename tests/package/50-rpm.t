@@ -1,6 +1,7 @@
 #!/bin/bash
 # The RPM: rpmbuild -bb from the `make dist` tarball (Debian's rpm package
 # provides rpmbuild; BuildRequires are not checked there: --nodeps).
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
 command -v rpmbuild >/dev/null || skip_all "rpmbuild is missing (tests/deps.d/docs.txt)"
