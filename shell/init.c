@@ -1,25 +1,122 @@
 /*
- * init.c: PID 1 of the sandbox.  (Minimal until implemented.)
+ * init.c: PID 1 of the sandbox.
+ *
+ * A pid namespace's init must reap whatever gets reparented to it, and
+ * the kernel drops any signal sent to it that it has no handler for.
+ * Here the forwarded signals and SIGCHLD are blocked and read from a
+ * signalfd: a blocked signal is queued even for PID 1 (the kernel never
+ * treats a blocked signal as ignored), so signals from the outer arrive
+ * and are passed on to the inner.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "init.h"
+#include "log.h"
+#include "util.h"
+
+/* Forwarded to the inner.  SIGWINCH is the pty's business; SIGKILL and
+ * SIGSTOP cannot be caught. */
+static const int forwarded[] = {
+	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT,
+};
+
+static int
+shell_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 127;
+}
+
+static void
+forward(pid_t inner, int sig)
+{
+	/*
+	 * To the inner's process group when it leads one (it does after
+	 * setsid), so a shell's foreground pipeline gets it too; ESRCH
+	 * when the group is gone but the inner is not.
+	 */
+	if (getpgid(inner) == inner && kill(-inner, sig) == 0)
+		return;
+	(void)kill(inner, sig);
+}
+
+/* Reap every child that has exited; 1 when the inner was among them. */
+static int
+reap(pid_t inner, int *ret_status)
+{
+	int st, found = 0;
+	pid_t p;
+
+	for (;;) {
+		p = waitpid(-1, &st, WNOHANG);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p <= 0)
+			break;
+		if (p == inner) {
+			*ret_status = shell_status(st);
+			found = 1;
+		}
+	}
+	return found;
+}
 
 int
 init_reap(pid_t inner)
 {
-	int st;
+	struct signalfd_siginfo si;
+	sigset_t set, old;
+	_cleanup_close_ int sfd = -1;
+	int status = 127, i, st;
+	ssize_t n;
 	pid_t p;
 
-	for (;;) {
-		p = wait(&st);
-		if (p < 0 && errno == EINTR)
-			continue;
-		if (p < 0)
-			return 127;
-		if (p == inner)
-			return WIFEXITED(st) ? WEXITSTATUS(st) :
-			    128 + WTERMSIG(st);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (i = 0; i < (int)ELEMENTSOF(forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0) {
+		/* Still reap, so the session ends properly; no forwarding. */
+		log_warn("init: signalfd: %m; signals will not be forwarded");
+		for (;;) {
+			p = wait(&st);
+			if (p < 0 && errno == EINTR)
+				continue;
+			if (p < 0)
+				break;
+			if (p == inner) {
+				status = shell_status(st);
+				break;
+			}
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return status;
 	}
+
+	/* Children that exited before the signalfd existed are reaped here:
+	 * SIGCHLD was blocked from the start of this function. */
+	while (!reap(inner, &status)) {
+		n = read(sfd, &si, sizeof(si));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(si)) {
+			log_err("init: signalfd read: %m");
+			break;
+		}
+		if (si.ssi_signo != SIGCHLD)
+			forward(inner, (int)si.ssi_signo);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return status;
 }

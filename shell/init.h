@@ -8,10 +8,12 @@
 
 /*
  * Reap every child; forward SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1,
- * SIGUSR2 to the inner (its process group when it leads one); return
+ * SIGUSR2, SIGCONT to the inner (its process group when it leads one;
+ * SIGWINCH reaches it through the pty); return
  * when `inner` has exited, with its status as a shell reports it
  * (exit code, or 128+N for signal N).  Remaining processes die with
- * init (pid namespace teardown).
+ * init (pid namespace teardown).  Signals sent to PID 1 from inside the
+ * sandbox are forwarded the same way (the inner could signal itself).
  */
 int	init_reap(pid_t inner);
 
