@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,11 +214,39 @@ verify_status(void)
 	return 0;
 }
 
+/*
+ * The inner starts with default signal dispositions and nothing
+ * blocked, as after login: an ignored SIGINT inherited from whoever
+ * started aisb-shell (a script's "cmd &") would survive exec and make
+ * Ctrl-C useless inside.
+ */
+static int
+reset_signals(void)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	sigset_t none;
+	int sig;
+
+	for (sig = 1; sig < _NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		/* EINVAL: numbers glibc reserves for itself. */
+		if (sigaction(sig, &sa, NULL) < 0 && errno != EINVAL)
+			return log_errno(-errno, "reset signal %d: %m", sig);
+	}
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		return log_errno(-errno, "unblock signals: %m");
+	return 0;
+}
+
 int
 lockdown_inner(void)
 {
 	int r;
 
+	if ((r = reset_signals()) < 0)
+		return r;
 	if ((r = enter_userns()) < 0)
 		return r;
 	if ((r = drop_caps(true)) < 0)

@@ -12,7 +12,8 @@
 int	lockdown_limit_userns(void);
 
 /*
- * Inner, last step before exec: enter a second-level user namespace
+ * Inner, last step before exec: default signal dispositions and an
+ * empty signal mask; enter a second-level user namespace
  * (uid mapped to itself), check that a further one cannot be made,
  * capng_lock, clear and apply ALL capability sets, no_new_privs, the
  * seccomp filter (every arch the binary can be called with), close

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,15 @@ inner(int sync_rd)
 		base[i] = skip_probe(&probes[i], have_i386, have_x32) ? -2 :
 		    baseline(&probes[i]);
 
+	/* Inherited state the inner must not keep. */
+	{
+		sigset_t m;
+
+		signal(SIGINT, SIG_IGN);
+		sigemptyset(&m);
+		sigaddset(&m, SIGTERM);
+		sigprocmask(SIG_BLOCK, &m, NULL);
+	}
 	/* The sync pipe becomes stdin: it survives close_range. */
 	if (dup2(sync_rd, 0) < 0)
 		_exit(98);
@@ -200,6 +210,15 @@ inner(int sync_rd)
 	report(status_field("NoNewPrivs", 10) == 1, "NoNewPrivs is 1");
 	report(status_field("Seccomp", 10) == 2, "Seccomp is 2 (filter)");
 	report(only_std_fds(), "only fds 0, 1, 2 are open");
+	{
+		struct sigaction sa;
+		sigset_t m;
+
+		sigaction(SIGINT, NULL, &sa);
+		sigprocmask(SIG_SETMASK, NULL, &m);
+		report(sa.sa_handler == SIG_DFL && !sigismember(&m, SIGTERM),
+		    "an inherited ignored SIGINT and blocked SIGTERM are reset");
+	}
 	report(geteuid() == caller_uid && getegid() == caller_gid,
 	    "still the caller's uid and gid (%u:%u)", (unsigned)geteuid(),
 	    (unsigned)getegid());
