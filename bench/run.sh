@@ -3,8 +3,9 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 rc=0
-for b in "$here"/startup.sh; do
-	echo "== $(basename "$b")"
-	"$b" || rc=1
+for b in startup gate connrate memory concurrency; do
+	[ -x "$here/$b.sh" ] || continue
+	echo "== $b.sh"
+	"$here/$b.sh" || rc=1
 done
 exit $rc
