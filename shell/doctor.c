@@ -485,8 +485,14 @@ pam_has(const char *service, const char *type, bool *strong, int depth)
 static void
 check_pam(struct doctor *d)
 {
-	static const char *const svc[] = {"sshd", "su", "su-l", "cron", "atd"};
-	char check[64];
+	/*
+	 * The first three start the login shell (account and session); the
+	 * rest run commands without it and are refused only by the account
+	 * line (ANCHORS.md section 3: cron, at, sudo, runuser, systemd --user).
+	 */
+	static const char *const svc[] = {"sshd", "su", "su-l", "cron", "atd",
+	    "sudo", "runuser", "runuser-l", "systemd-user"};
+	char check[64], fix[PATH_MAX + 200];
 
 	for (size_t i = 0; i < ELEMENTSOF(svc); i++) {
 		char path[PATH_MAX];
@@ -496,11 +502,13 @@ check_pam(struct doctor *d)
 		if (access(path, F_OK) < 0)
 			continue;
 		snprintf(check, sizeof(check), "pam %s account", svc[i]);
+		snprintf(fix, sizeof(fix),
+		    "pam-auth-update --enable aisb, or add \"account required "
+		    "pam_aisb.so\" to /etc/pam.d/common-account, or to %s if "
+		    "it does not include that (see pam_aisb(8))",
+		    path);
 		if (!pam_has(svc[i], "account", &strong, 0))
-			report(d, i < 3 ? FAIL : WARN, check,
-			    "pam-auth-update --enable aisb, or add \"account "
-			    "required pam_aisb.so\" to "
-			    "/etc/pam.d/common-account (see pam_aisb(8))",
+			report(d, i < 3 ? FAIL : WARN, check, fix,
 			    "%s has no pam_aisb account line", path);
 		else if (!strong)
 			report(d, FAIL, check,
