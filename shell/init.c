@@ -23,7 +23,13 @@
 /* Forwarded to the inner.  SIGWINCH is the pty's business; SIGKILL and
  * SIGSTOP cannot be caught. */
 static const int forwarded[] = {
-	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT,
+    SIGTERM,
+    SIGINT,
+    SIGHUP,
+    SIGQUIT,
+    SIGUSR1,
+    SIGUSR2,
+    SIGCONT,
 };
 
 static int

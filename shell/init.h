@@ -15,6 +15,6 @@
  * init (pid namespace teardown).  Signals sent to PID 1 from inside the
  * sandbox are forwarded the same way (the inner could signal itself).
  */
-int	init_reap(pid_t inner);
+int init_reap(pid_t inner);
 
 #endif

@@ -34,7 +34,7 @@
 #include "util.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
-#define CLOSE_RANGE_UNSHARE	(1U << 1)
+#define CLOSE_RANGE_UNSHARE (1U << 1)
 #endif
 
 /* Write all of buf to a /proc file (one write: the kernel wants that). */
@@ -68,7 +68,8 @@ lockdown_limit_userns(void)
 	 */
 	r = write_file("/proc/sys/user/max_user_namespaces", "1");
 	if (r < 0)
-		return log_errno(r, "cannot limit nested user namespaces "
+		return log_errno(r,
+		    "cannot limit nested user namespaces "
 		    "(write /proc/sys/user/max_user_namespaces): %m");
 	return 0;
 }
@@ -84,7 +85,8 @@ enter_userns(void)
 	int r;
 
 	if (unshare(CLONE_NEWUSER) < 0)
-		return log_errno(-errno, "cannot enter the inner user "
+		return log_errno(-errno,
+		    "cannot enter the inner user "
 		    "namespace: %m");
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
 	if ((r = write_file("/proc/self/uid_map", map)) < 0)
@@ -97,7 +99,8 @@ enter_userns(void)
 
 	/* The check bubblewrap makes: nesting must now be impossible. */
 	if (unshare(CLONE_NEWUSER) == 0)
-		return log_errno(-EPERM, "a nested user namespace could still "
+		return log_errno(-EPERM,
+		    "a nested user namespace could still "
 		    "be created; refusing to continue");
 	return 0;
 }
@@ -122,8 +125,10 @@ drop_caps(bool lock)
 		return log_errno(-EPERM, "capng_lock failed (%d)", r);
 	capng_clear(CAPNG_SELECT_ALL);
 	if ((r = capng_apply(CAPNG_SELECT_ALL)) < 0)
-		return log_errno(-EPERM, "cannot drop capabilities: "
-		    "capng_apply failed (%d)", r);
+		return log_errno(-EPERM,
+		    "cannot drop capabilities: "
+		    "capng_apply failed (%d)",
+		    r);
 	return 0;
 }
 
@@ -132,14 +137,18 @@ drop_caps(bool lock)
  * buffer first: nothing else is open, and stdio would need no more.
  */
 struct status {
-	uint64_t cap[5];	/* Inh, Prm, Eff, Bnd, Amb */
-	int	nnp;
-	int	seccomp;
-	int	found;
+	uint64_t cap[5]; /* Inh, Prm, Eff, Bnd, Amb */
+	int nnp;
+	int seccomp;
+	int found;
 };
 
 static const char *const cap_names[5] = {
-	"CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:",
+    "CapInh:",
+    "CapPrm:",
+    "CapEff:",
+    "CapBnd:",
+    "CapAmb:",
 };
 
 static int
@@ -168,15 +177,15 @@ read_status(struct status *st)
 	}
 	buf[len] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		for (i = 0; i < 5; i++)
-			if (strncmp(line, cap_names[i],
-			    strlen(cap_names[i])) == 0) {
+			if (strncmp(line, cap_names[i], strlen(cap_names[i])) ==
+			    0) {
 				errno = 0;
-				st->cap[i] = strtoull(line +
-				    strlen(cap_names[i]), &end, 16);
-				if (errno == 0 && end != line +
-				    strlen(cap_names[i]))
+				st->cap[i] = strtoull(
+				    line + strlen(cap_names[i]), &end, 16);
+				if (errno == 0 &&
+				    end != line + strlen(cap_names[i]))
 					st->found |= 1 << i;
 			}
 		if (strncmp(line, "NoNewPrivs:", 11) == 0) {
@@ -198,19 +207,25 @@ verify_status(void)
 	int i, r;
 
 	if ((r = read_status(&st)) < 0)
-		return log_errno(r, "lockdown check: cannot read "
+		return log_errno(r,
+		    "lockdown check: cannot read "
 		    "/proc/self/status: %m");
 	for (i = 0; i < 5; i++)
 		if (st.cap[i] != 0)
-			return log_errno(-EPERM, "lockdown check: %s is "
-			    "%016" PRIx64 ", want 0", cap_names[i],
-			    st.cap[i]);
+			return log_errno(-EPERM,
+			    "lockdown check: %s is "
+			    "%016" PRIx64 ", want 0",
+			    cap_names[i], st.cap[i]);
 	if (st.nnp != 1)
-		return log_errno(-EPERM, "lockdown check: NoNewPrivs is %d, "
-		    "want 1", st.nnp);
+		return log_errno(-EPERM,
+		    "lockdown check: NoNewPrivs is %d, "
+		    "want 1",
+		    st.nnp);
 	if (st.seccomp != 2)
-		return log_errno(-EPERM, "lockdown check: Seccomp is %d, "
-		    "want 2 (filter)", st.seccomp);
+		return log_errno(-EPERM,
+		    "lockdown check: Seccomp is %d, "
+		    "want 2 (filter)",
+		    st.seccomp);
 	return 0;
 }
 
@@ -223,7 +238,7 @@ verify_status(void)
 static int
 reset_signals(void)
 {
-	struct sigaction sa = { .sa_handler = SIG_DFL };
+	struct sigaction sa = {.sa_handler = SIG_DFL};
 	sigset_t none;
 	int sig;
 

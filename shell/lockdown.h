@@ -9,7 +9,7 @@
  * max_user_namespaces = 1, so the inner's second-level userns uses the
  * only slot (the bubblewrap method).  0 or -errno (logged).
  */
-int	lockdown_limit_userns(void);
+int lockdown_limit_userns(void);
 
 /*
  * Inner, last step before exec: default signal dispositions and an
@@ -21,9 +21,9 @@ int	lockdown_limit_userns(void);
  * NoNewPrivs = 1, Seccomp = 2 from /proc/self/status.  0 or -errno
  * (logged; the session exits 77).
  */
-int	lockdown_inner(void);
+int lockdown_inner(void);
 
 /* init, after forking the inner: drop every capability, not dumpable. */
-int	lockdown_init(void);
+int lockdown_init(void);
 
 #endif

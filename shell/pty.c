@@ -73,7 +73,8 @@ pty_attach(int slave)
 	if (setsid() < 0)
 		return log_errno(-errno, "setsid: %m");
 	if (ioctl(slave, TIOCSCTTY, 0) < 0)
-		return log_errno(-errno, "make the pty the controlling "
+		return log_errno(-errno,
+		    "make the pty the controlling "
 		    "terminal: %m");
 	for (fd = 0; fd <= 2; fd++)
 		if (dup2(slave, fd) < 0)
@@ -86,8 +87,8 @@ pty_attach(int slave)
 /* ---- outer relay ---- */
 
 struct buf {
-	char	d[16384];
-	size_t	off, len;
+	char d[16384];
+	size_t off, len;
 };
 
 static int
@@ -116,7 +117,7 @@ now_ms(void)
 static int
 write_all(int fd, const char *p, size_t n)
 {
-	struct pollfd pf = { .fd = fd, .events = POLLOUT };
+	struct pollfd pf = {.fd = fd, .events = POLLOUT};
 	ssize_t w;
 
 	while (n > 0) {
@@ -146,14 +147,14 @@ sync_winsize(int master)
 }
 
 struct relay {
-	int	master;
-	bool	in_eof;		/* caller's stdin done */
-	bool	in_tty;		/* caller's stdin is a terminal */
-	bool	master_eof;	/* every slave fd closed */
-	bool	out_broken;	/* caller's stdout gone: discard */
-	char	last_in;	/* last byte sent to the master */
-	struct buf in;		/* stdin -> master */
-	struct buf out;		/* master -> stdout */
+	int master;
+	bool in_eof; /* caller's stdin done */
+	bool in_tty; /* caller's stdin is a terminal */
+	bool master_eof; /* every slave fd closed */
+	bool out_broken; /* caller's stdout gone: discard */
+	char last_in; /* last byte sent to the master */
+	struct buf in; /* stdin -> master */
+	struct buf out; /* master -> stdout */
 };
 
 /*
@@ -165,7 +166,7 @@ static void
 queue_eof(struct relay *r)
 {
 	struct termios t;
-	char eof = 4;	/* ^D */
+	char eof = 4; /* ^D */
 
 	if (tcgetattr(r->master, &t) == 0 && t.c_cc[VEOF] != 0)
 		eof = (char)t.c_cc[VEOF];
@@ -207,7 +208,7 @@ relay_to_master(struct relay *r)
 	n = write(r->master, r->in.d + r->in.off, r->in.len);
 	if (n < 0) {
 		if (errno != EINTR && errno != EAGAIN)
-			r->in.len = 0, r->in_eof = true;	/* slave gone */
+			r->in.len = 0, r->in_eof = true; /* slave gone */
 		return;
 	}
 	r->in.off += (size_t)n;
@@ -222,8 +223,8 @@ relay_from_master(struct relay *r)
 {
 	ssize_t n;
 
-	n = read(r->master, r->out.d + r->out.len,
-	    sizeof(r->out.d) - r->out.len);
+	n = read(
+	    r->master, r->out.d + r->out.len, sizeof(r->out.d) - r->out.len);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return true;
 	if (n <= 0) {
@@ -239,8 +240,8 @@ flush_out(struct relay *r)
 {
 	if (r->out.len == 0)
 		return;
-	if (!r->out_broken && write_all(STDOUT_FILENO, r->out.d,
-	    r->out.len) < 0)
+	if (!r->out_broken &&
+	    write_all(STDOUT_FILENO, r->out.d, r->out.len) < 0)
 		r->out_broken = true;
 	r->out.len = 0;
 }
@@ -249,7 +250,7 @@ flush_out(struct relay *r)
 static void
 drain_master(struct relay *r)
 {
-	struct pollfd pf = { .fd = r->master, .events = POLLIN };
+	struct pollfd pf = {.fd = r->master, .events = POLLIN};
 	int64_t until = now_ms() + 500;
 
 	while (!r->master_eof && now_ms() < until) {
@@ -262,18 +263,24 @@ drain_master(struct relay *r)
 }
 
 int
-pty_outer_wait(pid_t init, int master, uint64_t timeout_s,
-    int *ret_timed_out)
+pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 {
 	static const int sigs[] = {
-		SIGCHLD, SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1,
-		SIGUSR2, SIGPIPE,
+	    SIGCHLD,
+	    SIGWINCH,
+	    SIGTERM,
+	    SIGHUP,
+	    SIGINT,
+	    SIGQUIT,
+	    SIGUSR1,
+	    SIGUSR2,
+	    SIGPIPE,
 	};
-	struct relay r = { .master = master };
+	struct relay r = {.master = master};
 	struct signalfd_siginfo si;
 	struct termios saved, raw;
 	struct pollfd pf[5];
-	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
+	struct sigaction dfl = {.sa_handler = SIG_DFL}, old_chld;
 	sigset_t set, old;
 	_cleanup_close_ int sfd = -1;
 	bool raw_set = false, done = false;
@@ -284,8 +291,9 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s,
 
 	*ret_timed_out = 0;
 	if (timeout_s > 0)
-		deadline = now_ms() + (int64_t)(timeout_s > INT32_MAX ?
-		    INT32_MAX : timeout_s) * 1000;
+		deadline = now_ms() +
+		    (int64_t)(timeout_s > INT32_MAX ? INT32_MAX : timeout_s) *
+		        1000;
 
 	/* A SIGCHLD set to SIG_IGN would auto-reap init and lose its
 	 * status. */
@@ -318,21 +326,21 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s,
 		p = waitpid(init, &st, WNOHANG);
 		if (p == init || (p < 0 && errno == ECHILD)) {
 			if (p < 0)
-				st = 127 << 8;	/* not ours: nothing to say */
+				st = 127 << 8; /* not ours: nothing to say */
 			break;
 		}
 
 		np = 0;
-		pf[np++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pf[np++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		if (master >= 0) {
 			if (!r.in_eof && r.in.off + r.in.len < sizeof(r.in.d))
-				pf[np++] = (struct pollfd){ .fd = STDIN_FILENO,
-				    .events = POLLIN };
+				pf[np++] = (struct pollfd){
+				    .fd = STDIN_FILENO, .events = POLLIN};
 			if (!r.master_eof)
-				pf[np++] = (struct pollfd){ .fd = master,
+				pf[np++] = (struct pollfd){.fd = master,
 				    .events = (short)((r.in.len ? POLLOUT : 0) |
-				    (r.out.len < sizeof(r.out.d) ? POLLIN :
-				    0)) };
+				        (r.out.len < sizeof(r.out.d) ? POLLIN
+				                                     : 0))};
 		}
 		timeout = -1;
 		if (deadline) {
@@ -375,8 +383,8 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s,
 			} else if (pf[i].fd == master) {
 				if (pf[i].revents & POLLOUT)
 					relay_to_master(&r);
-				if (pf[i].revents & (POLLIN | POLLHUP |
-				    POLLERR))
+				if (pf[i].revents &
+				    (POLLIN | POLLHUP | POLLERR))
 					relay_from_master(&r);
 				flush_out(&r);
 			}

@@ -9,10 +9,10 @@
 
 /* init, after the new devpts is mounted: a pty pair from /dev/ptmx
  * inside.  The window size is copied from the caller's tty (fd 0). */
-int	pty_open(int *ret_master, int *ret_slave);
+int pty_open(int *ret_master, int *ret_slave);
 
 /* Inner: setsid, slave becomes the controlling tty and fds 0, 1, 2. */
-int	pty_attach(int slave);
+int pty_attach(int slave);
 
 /*
  * Outer: wait for init (pid) while relaying the caller's terminal to
@@ -22,7 +22,7 @@ int	pty_attach(int slave);
  * The caller's terminal is put in raw mode and restored on return.
  * Returns the status as a shell reports it (exit code or 128+N).
  */
-int	pty_outer_wait(pid_t init, int master, uint64_t timeout_s,
-	    int *ret_timed_out);
+int pty_outer_wait(
+    pid_t init, int master, uint64_t timeout_s, int *ret_timed_out);
 
 #endif

@@ -31,10 +31,10 @@
 #include "util.h"
 
 #ifndef AF_VSOCK
-#define AF_VSOCK	40
+#define AF_VSOCK 40
 #endif
 #ifndef TIOCLINUX
-#define TIOCLINUX	0x541C
+#define TIOCLINUX 0x541C
 #endif
 
 /*
@@ -47,55 +47,55 @@
  * that ABI by libseccomp.
  */
 static const int deny_nr[] = {
-	SCMP_SYS(setns),
-	SCMP_SYS(mount),
-	SCMP_SYS(umount),
-	SCMP_SYS(umount2),
-	SCMP_SYS(pivot_root),
-	SCMP_SYS(chroot),
-	SCMP_SYS(open_tree),
-	SCMP_SYS(move_mount),
-	SCMP_SYS(fsopen),
-	SCMP_SYS(fsconfig),
-	SCMP_SYS(fsmount),
-	SCMP_SYS(fspick),
-	SCMP_SYS(mount_setattr),
-	SCMP_SYS(open_by_handle_at),
-	SCMP_SYS(kexec_load),
-	SCMP_SYS(kexec_file_load),
-	SCMP_SYS(bpf),
-	SCMP_SYS(perf_event_open),
-	SCMP_SYS(userfaultfd),
-	SCMP_SYS(keyctl),
-	SCMP_SYS(add_key),
-	SCMP_SYS(request_key),
-	SCMP_SYS(init_module),
-	SCMP_SYS(finit_module),
-	SCMP_SYS(delete_module),
-	SCMP_SYS(acct),
-	SCMP_SYS(swapon),
-	SCMP_SYS(swapoff),
-	SCMP_SYS(reboot),
-	SCMP_SYS(settimeofday),
-	SCMP_SYS(stime),
-	SCMP_SYS(clock_settime),
-	SCMP_SYS(clock_settime64),
-	SCMP_SYS(clock_adjtime),
-	SCMP_SYS(clock_adjtime64),
-	SCMP_SYS(adjtimex),
-	SCMP_SYS(quotactl),
-	SCMP_SYS(quotactl_fd),
-	SCMP_SYS(lookup_dcookie),
-	SCMP_SYS(nfsservctl),
-	SCMP_SYS(vhangup),
-	SCMP_SYS(syslog),
-	SCMP_SYS(iopl),
-	SCMP_SYS(ioperm),
-	SCMP_SYS(vm86),
-	SCMP_SYS(vm86old),
-	SCMP_SYS(io_uring_setup),
-	SCMP_SYS(io_uring_enter),
-	SCMP_SYS(io_uring_register),
+    SCMP_SYS(setns),
+    SCMP_SYS(mount),
+    SCMP_SYS(umount),
+    SCMP_SYS(umount2),
+    SCMP_SYS(pivot_root),
+    SCMP_SYS(chroot),
+    SCMP_SYS(open_tree),
+    SCMP_SYS(move_mount),
+    SCMP_SYS(fsopen),
+    SCMP_SYS(fsconfig),
+    SCMP_SYS(fsmount),
+    SCMP_SYS(fspick),
+    SCMP_SYS(mount_setattr),
+    SCMP_SYS(open_by_handle_at),
+    SCMP_SYS(kexec_load),
+    SCMP_SYS(kexec_file_load),
+    SCMP_SYS(bpf),
+    SCMP_SYS(perf_event_open),
+    SCMP_SYS(userfaultfd),
+    SCMP_SYS(keyctl),
+    SCMP_SYS(add_key),
+    SCMP_SYS(request_key),
+    SCMP_SYS(init_module),
+    SCMP_SYS(finit_module),
+    SCMP_SYS(delete_module),
+    SCMP_SYS(acct),
+    SCMP_SYS(swapon),
+    SCMP_SYS(swapoff),
+    SCMP_SYS(reboot),
+    SCMP_SYS(settimeofday),
+    SCMP_SYS(stime),
+    SCMP_SYS(clock_settime),
+    SCMP_SYS(clock_settime64),
+    SCMP_SYS(clock_adjtime),
+    SCMP_SYS(clock_adjtime64),
+    SCMP_SYS(adjtimex),
+    SCMP_SYS(quotactl),
+    SCMP_SYS(quotactl_fd),
+    SCMP_SYS(lookup_dcookie),
+    SCMP_SYS(nfsservctl),
+    SCMP_SYS(vhangup),
+    SCMP_SYS(syslog),
+    SCMP_SYS(iopl),
+    SCMP_SYS(ioperm),
+    SCMP_SYS(vm86),
+    SCMP_SYS(vm86old),
+    SCMP_SYS(io_uring_setup),
+    SCMP_SYS(io_uring_enter),
+    SCMP_SYS(io_uring_register),
 };
 
 /*
@@ -104,9 +104,9 @@ static const int deny_nr[] = {
  * 32 bits, so a plain 64-bit compare is bypassed by garbage in the high
  * half (CVE-2019-10063, bubblewrap's "ioctl TIOCSTI CVE-2019-10063").
  */
-#define LOW32(arg, v) \
+#define LOW32(arg, v)                                                          \
 	SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, 0xffffffffULL, (uint64_t)(v))
-#define HASBIT(arg, b) \
+#define HASBIT(arg, b)                                                         \
 	SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, (uint64_t)(b), (uint64_t)(b))
 
 static int
@@ -120,8 +120,8 @@ main_filter_load(void)
 	if (ctx == NULL)
 		return -ENOMEM;
 	/* An ABI the filter does not know is killed, not allowed. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
-	    SCMP_ACT_KILL_PROCESS);
+	r = seccomp_attr_set(
+	    ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (r < 0)
 		goto out;
 #if defined(__x86_64__)
@@ -145,8 +145,8 @@ main_filter_load(void)
 	}
 
 	/* Terminal injection into whatever tty is reachable. */
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-	    LOW32(1, TIOCSTI));
+	r = seccomp_rule_add(
+	    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, LOW32(1, TIOCSTI));
 	if (r < 0)
 		goto out;
 	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
@@ -164,8 +164,8 @@ main_filter_load(void)
 	    LOW32(0, AF_VSOCK));
 	if (r < 0)
 		goto out;
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-	    SCMP_SYS(socketpair), 1, LOW32(0, AF_VSOCK));
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair),
+	    1, LOW32(0, AF_VSOCK));
 	if (r < 0)
 		goto out;
 
@@ -200,16 +200,16 @@ enum { L_NONE, L_ALLOW, L_DENY, L_PERS, L_NEXT, L_MAX };
 
 struct prog {
 	struct sock_filter f[64];
-	int	label[64][2];	/* [i] = {jt label, jf label} */
-	int	at[L_MAX];	/* instruction index of each label */
-	int	n;
+	int label[64][2]; /* [i] = {jt label, jf label} */
+	int at[L_MAX]; /* instruction index of each label */
+	int n;
 };
 
 static void
 emit(struct prog *p, uint16_t code, uint32_t k, int lt, int lf)
 {
 	if (p->n >= (int)ELEMENTSOF(p->f)) {
-		p->n = INT16_MAX;	/* poisoned: caught at the end */
+		p->n = INT16_MAX; /* poisoned: caught at the end */
 		return;
 	}
 	p->f[p->n] = (struct sock_filter)BPF_STMT(code, k);
@@ -247,8 +247,9 @@ patch(struct prog *p, int from, int label)
 	return 0;
 }
 
-#define ARG0_LO	(offsetof(struct seccomp_data, args[0]) + \
-		 (__BYTE_ORDER == __BIG_ENDIAN ? 4 : 0))
+#define ARG0_LO                                                                \
+	(offsetof(struct seccomp_data, args[0]) +                              \
+	    (__BYTE_ORDER == __BIG_ENDIAN ? 4 : 0))
 
 /*
  * personality(2): PER_LINUX or PER_LINUX32, with ADDR_NO_RANDOMIZE
@@ -257,15 +258,15 @@ patch(struct prog *p, int from, int label)
  * (maps page 0 at exec, past vm.mmap_min_addr: kernel NULL-dereference
  * bugs become exploitable), the address-limit and other persona bits.
  */
-#define PERS_OK	(PER_LINUX32 | ADDR_NO_RANDOMIZE | UNAME26)
+#define PERS_OK (PER_LINUX32 | ADDR_NO_RANDOMIZE | UNAME26)
 
 static void
 emit_arch(struct prog *p, uint32_t pers_nr, const uint32_t *raw, size_t nraw)
 {
 	size_t i;
 
-	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
-	    0, 0);
+	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0,
+	    0);
 	emit(p, BPF_JMP | BPF_JEQ | BPF_K, pers_nr, L_PERS, L_NONE);
 	for (i = 0; i < nraw; i++)
 		emit(p, BPF_JMP | BPF_JEQ | BPF_K, raw[i], L_DENY, L_NONE);
@@ -275,21 +276,21 @@ emit_arch(struct prog *p, uint32_t pers_nr, const uint32_t *raw, size_t nraw)
 static int
 extra_filter_load(void)
 {
-	struct prog p = { .n = 0 };
+	struct prog p = {.n = 0};
 	struct sock_fprog fp;
 	int start, r;
 #if defined(__x86_64__)
 	/* Newer than libseccomp 2.5's table: open_tree_attr (6.15). */
-	static const uint32_t raw64[] = { 467, 0x40000000 | 467 };
-	static const uint32_t raw32[] = { 467 };
+	static const uint32_t raw64[] = {467, 0x40000000 | 467};
+	static const uint32_t raw32[] = {467};
 
 	emit(&p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
 	    0, 0);
 	start = p.n;
 	emit(&p, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, L_NONE, L_NEXT);
 	/* x32 shares the x86_64 audit arch; its numbers carry bit 30. */
-	emit(&p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
-	    0, 0);
+	emit(&p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0,
+	    0);
 	emit(&p, BPF_JMP | BPF_JEQ | BPF_K, 0x40000000 | SYS_personality,
 	    L_PERS, L_NONE);
 	emit_arch(&p, SYS_personality, raw64, ELEMENTSOF(raw64));
@@ -315,8 +316,8 @@ extra_filter_load(void)
 	emit(&p, BPF_ALU | BPF_AND | BPF_K, ~(uint32_t)PERS_OK, 0, 0);
 	emit(&p, BPF_JMP | BPF_JEQ | BPF_K, 0, L_ALLOW, L_DENY);
 	mark(&p, L_DENY);
-	emit(&p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA),
-	    0, 0);
+	emit(&p, BPF_RET | BPF_K,
+	    SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA), 0, 0);
 	mark(&p, L_ALLOW);
 	emit(&p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 	if (p.n > (int)ELEMENTSOF(p.f))

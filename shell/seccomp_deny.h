@@ -18,6 +18,6 @@
  * x32 on x86_64); other ABIs are killed.  no_new_privs must already be
  * set (libseccomp sets it too).  0 or -errno (not logged).
  */
-int	seccomp_deny_install(void);
+int seccomp_deny_install(void);
 
 #endif

@@ -36,8 +36,9 @@ run(const struct probe *p)
 	if (e == 0)
 		printf("%s ok\n", p->name);
 	else
-		printf("%s %s %s\n", p->name, strerrorname_np(e) ?
-		    strerrorname_np(e) : "E?", strerror(e));
+		printf("%s %s %s\n", p->name,
+		    strerrorname_np(e) ? strerrorname_np(e) : "E?",
+		    strerror(e));
 	fflush(stdout);
 	return e == 0 ? 0 : 1;
 }

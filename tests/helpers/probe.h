@@ -33,12 +33,12 @@
 #include <sys/wait.h>
 
 #ifndef AF_VSOCK
-#define AF_VSOCK	40
+#define AF_VSOCK 40
 #endif
 #ifndef TIOCLINUX
-#define TIOCLINUX	0x541C
+#define TIOCLINUX 0x541C
 #endif
-#define PROBE_HIBITS	0xdeadbeef00000000UL
+#define PROBE_HIBITS 0xdeadbeef00000000UL
 
 static inline int
 probe_ret(long r)
@@ -56,7 +56,7 @@ probe_fd(long r)
 	return 0;
 }
 
-static const char *probe_arg;	/* optional argument of the probe */
+static const char *probe_arg; /* optional argument of the probe */
 
 static inline int
 probe_tiocsti(unsigned long hi)
@@ -69,13 +69,21 @@ probe_tiocsti(unsigned long hi)
 	return 0;
 }
 
-static inline int p_tiocsti(void) { return probe_tiocsti(0); }
-static inline int p_tiocsti_hibits(void) { return probe_tiocsti(PROBE_HIBITS); }
+static inline int
+p_tiocsti(void)
+{
+	return probe_tiocsti(0);
+}
+static inline int
+p_tiocsti_hibits(void)
+{
+	return probe_tiocsti(PROBE_HIBITS);
+}
 
 static inline int
 p_tioclinux(void)
 {
-	char sub = 6;	/* TIOCL_GETSHIFTSTATE: harmless when allowed */
+	char sub = 6; /* TIOCL_GETSHIFTSTATE: harmless when allowed */
 
 	return probe_ret(ioctl(0, TIOCLINUX, &sub));
 }
@@ -85,8 +93,8 @@ p_tioclinux_hibits(void)
 {
 	char sub = 6;
 
-	return probe_ret(syscall(SYS_ioctl, 0,
-	    (unsigned long)TIOCLINUX | PROBE_HIBITS, &sub));
+	return probe_ret(syscall(
+	    SYS_ioctl, 0, (unsigned long)TIOCLINUX | PROBE_HIBITS, &sub));
 }
 
 /* Twin: an ordinary ioctl (FIONREAD on a pipe) still works. */
@@ -124,12 +132,18 @@ p_io_uring_register(void)
 	return probe_ret(syscall(SYS_io_uring_register, -1, 0, NULL, 0));
 }
 
-static inline int p_socket_vsock(void)
-{ return probe_fd(socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0)); }
+static inline int
+p_socket_vsock(void)
+{
+	return probe_fd(socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0));
+}
 
-static inline int p_socket_vsock_hibits(void)
-{ return probe_fd(syscall(SYS_socket, AF_VSOCK | PROBE_HIBITS,
-    SOCK_STREAM | SOCK_CLOEXEC, 0)); }
+static inline int
+p_socket_vsock_hibits(void)
+{
+	return probe_fd(syscall(SYS_socket, AF_VSOCK | PROBE_HIBITS,
+	    SOCK_STREAM | SOCK_CLOEXEC, 0));
+}
 
 static inline int
 p_socketpair_vsock(void)
@@ -143,8 +157,11 @@ p_socketpair_vsock(void)
 	return 0;
 }
 
-static inline int p_socket_inet(void)
-{ return probe_fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)); }
+static inline int
+p_socket_inet(void)
+{
+	return probe_fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+}
 
 static inline int
 p_socketpair_unix(void)
@@ -158,8 +175,11 @@ p_socketpair_unix(void)
 	return 0;
 }
 
-static inline int p_unshare_user(void)
-{ return probe_ret(unshare(CLONE_NEWUSER)); }
+static inline int
+p_unshare_user(void)
+{
+	return probe_ret(unshare(CLONE_NEWUSER));
+}
 
 static inline int
 p_clone_user(void)
@@ -208,8 +228,11 @@ p_fork(void)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 7 ? 0 : ECHILD;
 }
 
-static inline int p_setns(void)
-{ return probe_ret(syscall(SYS_setns, -1, 0)); }
+static inline int
+p_setns(void)
+{
+	return probe_ret(syscall(SYS_setns, -1, 0));
+}
 
 static inline int
 p_mount_tmpfs(void)
@@ -222,8 +245,11 @@ p_mount_tmpfs(void)
 	return 0;
 }
 
-#define BOGUS(name, call) \
-	static inline int p_##name(void) { return probe_ret(call); }
+#define BOGUS(name, call)                                                      \
+	static inline int p_##name(void)                                       \
+	{                                                                      \
+		return probe_ret(call);                                        \
+	}
 
 BOGUS(umount2, syscall(SYS_umount2, NULL, 0))
 BOGUS(pivot_root, syscall(SYS_pivot_root, NULL, NULL))
@@ -236,7 +262,8 @@ BOGUS(fsmount, syscall(SYS_fsmount, -1, 0, 0))
 BOGUS(fspick, syscall(SYS_fspick, -1, NULL, 0))
 BOGUS(mount_setattr, syscall(SYS_mount_setattr, -1, NULL, 0, NULL, 0))
 BOGUS(kexec_load, syscall(SYS_kexec_load, 0, 0, NULL, 0xffffffffUL))
-BOGUS(kexec_file_load, syscall(SYS_kexec_file_load, -1, -1, 0, NULL, 0xffffffffUL))
+BOGUS(kexec_file_load,
+    syscall(SYS_kexec_file_load, -1, -1, 0, NULL, 0xffffffffUL))
 BOGUS(bpf, syscall(SYS_bpf, -1, NULL, 0))
 BOGUS(perf_event_open, syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0))
 BOGUS(userfaultfd, syscall(SYS_userfaultfd, -1))
@@ -275,18 +302,42 @@ probe_pers(unsigned long v)
 	return 0;
 }
 
-static inline int p_pers_query(void) { return probe_pers(0xffffffffUL); }
-static inline int p_pers_linux32(void) { return probe_pers(PER_LINUX32); }
-static inline int p_pers_norandom(void) { return probe_pers(ADDR_NO_RANDOMIZE); }
-static inline int p_pers_read_implies_exec(void)
-{ return probe_pers(READ_IMPLIES_EXEC); }
-static inline int p_pers_mmap_page_zero(void)
-{ return probe_pers(MMAP_PAGE_ZERO); }
-static inline int p_pers_hibits(void)
-{ return probe_pers(READ_IMPLIES_EXEC | PROBE_HIBITS); }
+static inline int
+p_pers_query(void)
+{
+	return probe_pers(0xffffffffUL);
+}
+static inline int
+p_pers_linux32(void)
+{
+	return probe_pers(PER_LINUX32);
+}
+static inline int
+p_pers_norandom(void)
+{
+	return probe_pers(ADDR_NO_RANDOMIZE);
+}
+static inline int
+p_pers_read_implies_exec(void)
+{
+	return probe_pers(READ_IMPLIES_EXEC);
+}
+static inline int
+p_pers_mmap_page_zero(void)
+{
+	return probe_pers(MMAP_PAGE_ZERO);
+}
+static inline int
+p_pers_hibits(void)
+{
+	return probe_pers(READ_IMPLIES_EXEC | PROBE_HIBITS);
+}
 
-static inline int p_prctl_securebits(void)
-{ return probe_ret(prctl(PR_SET_SECUREBITS, 0, 0, 0, 0)); }
+static inline int
+p_prctl_securebits(void)
+{
+	return probe_ret(prctl(PR_SET_SECUREBITS, 0, 0, 0, 0));
+}
 
 /* PID 1 is not dumpable: no ptrace, no memory reads. */
 static inline int
@@ -305,10 +356,10 @@ p_vmread_init(void)
 {
 	pid_t pid = probe_arg ? (pid_t)atoi(probe_arg) : 1;
 	char buf[8];
-	struct iovec l = { buf, sizeof(buf) }, r = { (void *)0x400000, 8 };
+	struct iovec l = {buf, sizeof(buf)}, r = {(void *)0x400000, 8};
 
 	if (process_vm_readv(pid, &l, 1, &r, 1, 0) < 0)
-		return errno == EFAULT ? 0 : errno;	/* reached it */
+		return errno == EFAULT ? 0 : errno; /* reached it */
 	return 0;
 }
 
@@ -348,9 +399,9 @@ probe_i386(long nr, long a, long b, long c)
 	long ret;
 
 	__asm__ volatile("int $0x80"
-	    : "=a"(ret)
-	    : "a"(nr), "b"(a), "c"(b), "d"(c)
-	    : "memory", "r8", "r9", "r10", "r11");
+	                 : "=a"(ret)
+	                 : "a"(nr), "b"(a), "c"(b), "d"(c)
+	                 : "memory", "r8", "r9", "r10", "r11");
 	return ret;
 }
 
@@ -360,9 +411,9 @@ probe_x32(long nr, long a, long b, long c)
 	long ret;
 
 	__asm__ volatile("syscall"
-	    : "=a"(ret)
-	    : "a"(nr | 0x40000000L), "D"(a), "S"(b), "d"(c)
-	    : "memory", "rcx", "r11");
+	                 : "=a"(ret)
+	                 : "a"(nr | 0x40000000L), "D"(a), "S"(b), "d"(c)
+	                 : "memory", "rcx", "r11");
 	return ret;
 }
 
@@ -376,66 +427,162 @@ probe_raw(long r)
 /* i386: getpid 20, unshare 310, mount 21, ioctl 54, setns 346,
  * socket 359, personality 136.  x32: getpid 39, unshare 272,
  * ioctl 514, setns 308, socket 41, personality 135. */
-static inline int p_i386_getpid(void) { return probe_raw(probe_i386(20, 0, 0, 0)); }
-static inline int p_i386_unshare_user(void)
-{ return probe_raw(probe_i386(310, CLONE_NEWUSER, 0, 0)); }
-static inline int p_i386_mount(void)
-{ return probe_raw(probe_i386(21, 0, 0, 0)); }
-static inline int p_i386_tiocsti(void)
-{ return probe_raw(probe_i386(54, 0, TIOCSTI, 0)); }
-static inline int p_i386_setns(void)
-{ return probe_raw(probe_i386(346, -1, 0, 0)); }
-static inline int p_i386_socket_vsock(void)
-{ return probe_raw(probe_i386(359, AF_VSOCK, SOCK_STREAM, 0)); }
-static inline int p_i386_personality(void)
-{ return probe_raw(probe_i386(136, READ_IMPLIES_EXEC, 0, 0)); }
-static inline int p_x32_getpid(void) { return probe_raw(probe_x32(39, 0, 0, 0)); }
-static inline int p_x32_unshare_user(void)
-{ return probe_raw(probe_x32(272, CLONE_NEWUSER, 0, 0)); }
-static inline int p_x32_tiocsti(void)
-{ return probe_raw(probe_x32(514, 0, TIOCSTI, 0)); }
-static inline int p_x32_setns(void)
-{ return probe_raw(probe_x32(308, -1, 0, 0)); }
-static inline int p_x32_socket_vsock(void)
-{ return probe_raw(probe_x32(41, AF_VSOCK, SOCK_STREAM, 0)); }
-static inline int p_x32_personality(void)
-{ return probe_raw(probe_x32(135, READ_IMPLIES_EXEC, 0, 0)); }
+static inline int
+p_i386_getpid(void)
+{
+	return probe_raw(probe_i386(20, 0, 0, 0));
+}
+static inline int
+p_i386_unshare_user(void)
+{
+	return probe_raw(probe_i386(310, CLONE_NEWUSER, 0, 0));
+}
+static inline int
+p_i386_mount(void)
+{
+	return probe_raw(probe_i386(21, 0, 0, 0));
+}
+static inline int
+p_i386_tiocsti(void)
+{
+	return probe_raw(probe_i386(54, 0, TIOCSTI, 0));
+}
+static inline int
+p_i386_setns(void)
+{
+	return probe_raw(probe_i386(346, -1, 0, 0));
+}
+static inline int
+p_i386_socket_vsock(void)
+{
+	return probe_raw(probe_i386(359, AF_VSOCK, SOCK_STREAM, 0));
+}
+static inline int
+p_i386_personality(void)
+{
+	return probe_raw(probe_i386(136, READ_IMPLIES_EXEC, 0, 0));
+}
+static inline int
+p_x32_getpid(void)
+{
+	return probe_raw(probe_x32(39, 0, 0, 0));
+}
+static inline int
+p_x32_unshare_user(void)
+{
+	return probe_raw(probe_x32(272, CLONE_NEWUSER, 0, 0));
+}
+static inline int
+p_x32_tiocsti(void)
+{
+	return probe_raw(probe_x32(514, 0, TIOCSTI, 0));
+}
+static inline int
+p_x32_setns(void)
+{
+	return probe_raw(probe_x32(308, -1, 0, 0));
+}
+static inline int
+p_x32_socket_vsock(void)
+{
+	return probe_raw(probe_x32(41, AF_VSOCK, SOCK_STREAM, 0));
+}
+static inline int
+p_x32_personality(void)
+{
+	return probe_raw(probe_x32(135, READ_IMPLIES_EXEC, 0, 0));
+}
 #endif
 
 struct probe {
 	const char *name;
-	int	(*fn)(void);
-	int	denied;		/* 1: must fail under the lockdown */
+	int (*fn)(void);
+	int denied; /* 1: must fail under the lockdown */
 };
 
-#define P(n, d)	{ #n, p_##n, d }
+#define P(n, d)                                                                \
+	{                                                                      \
+#n, p_##n, d                                                   \
+	}
 static const struct probe probes[] = {
-	P(tiocsti, 1), P(tiocsti_hibits, 1), P(tioclinux, 1),
-	P(tioclinux_hibits, 1), P(ioctl_fionread, 0),
-	P(io_uring_setup, 1), P(io_uring_enter, 1), P(io_uring_register, 1),
-	P(socket_vsock, 1), P(socket_vsock_hibits, 1), P(socketpair_vsock, 1),
-	P(socket_inet, 0), P(socketpair_unix, 0),
-	P(unshare_user, 1), P(clone_user, 1), P(clone3, 1), P(fork, 0),
-	P(setns, 1), P(mount_tmpfs, 1), P(umount2, 1), P(pivot_root, 1),
-	P(chroot, 1), P(open_tree, 1), P(move_mount, 1), P(fsopen, 1),
-	P(fsconfig, 1), P(fsmount, 1), P(fspick, 1), P(mount_setattr, 1),
-	P(kexec_load, 1), P(kexec_file_load, 1), P(bpf, 1),
-	P(perf_event_open, 1), P(userfaultfd, 1), P(keyctl, 1), P(add_key, 1),
-	P(request_key, 1), P(init_module, 1), P(finit_module, 1),
-	P(delete_module, 1), P(acct, 1), P(swapon, 1), P(swapoff, 1),
-	P(reboot, 1), P(settimeofday, 1), P(clock_settime, 1),
-	P(clock_adjtime, 1), P(adjtimex, 1), P(quotactl, 1), P(quotactl_fd, 1),
-	P(lookup_dcookie, 1), P(vhangup, 1), P(syslog, 1), P(open_tree_attr, 1),
-	P(pers_query, 0), P(pers_linux32, 0), P(pers_norandom, 0),
-	P(pers_read_implies_exec, 1), P(pers_mmap_page_zero, 1),
-	P(pers_hibits, 1), P(prctl_securebits, 1),
-	P(ptrace_init, 1), P(vmread_init, 1), P(ptrace_child, 0),
+    P(tiocsti, 1),
+    P(tiocsti_hibits, 1),
+    P(tioclinux, 1),
+    P(tioclinux_hibits, 1),
+    P(ioctl_fionread, 0),
+    P(io_uring_setup, 1),
+    P(io_uring_enter, 1),
+    P(io_uring_register, 1),
+    P(socket_vsock, 1),
+    P(socket_vsock_hibits, 1),
+    P(socketpair_vsock, 1),
+    P(socket_inet, 0),
+    P(socketpair_unix, 0),
+    P(unshare_user, 1),
+    P(clone_user, 1),
+    P(clone3, 1),
+    P(fork, 0),
+    P(setns, 1),
+    P(mount_tmpfs, 1),
+    P(umount2, 1),
+    P(pivot_root, 1),
+    P(chroot, 1),
+    P(open_tree, 1),
+    P(move_mount, 1),
+    P(fsopen, 1),
+    P(fsconfig, 1),
+    P(fsmount, 1),
+    P(fspick, 1),
+    P(mount_setattr, 1),
+    P(kexec_load, 1),
+    P(kexec_file_load, 1),
+    P(bpf, 1),
+    P(perf_event_open, 1),
+    P(userfaultfd, 1),
+    P(keyctl, 1),
+    P(add_key, 1),
+    P(request_key, 1),
+    P(init_module, 1),
+    P(finit_module, 1),
+    P(delete_module, 1),
+    P(acct, 1),
+    P(swapon, 1),
+    P(swapoff, 1),
+    P(reboot, 1),
+    P(settimeofday, 1),
+    P(clock_settime, 1),
+    P(clock_adjtime, 1),
+    P(adjtimex, 1),
+    P(quotactl, 1),
+    P(quotactl_fd, 1),
+    P(lookup_dcookie, 1),
+    P(vhangup, 1),
+    P(syslog, 1),
+    P(open_tree_attr, 1),
+    P(pers_query, 0),
+    P(pers_linux32, 0),
+    P(pers_norandom, 0),
+    P(pers_read_implies_exec, 1),
+    P(pers_mmap_page_zero, 1),
+    P(pers_hibits, 1),
+    P(prctl_securebits, 1),
+    P(ptrace_init, 1),
+    P(vmread_init, 1),
+    P(ptrace_child, 0),
 #if defined(__x86_64__)
-	P(i386_getpid, 0), P(i386_unshare_user, 1), P(i386_mount, 1),
-	P(i386_tiocsti, 1), P(i386_setns, 1), P(i386_socket_vsock, 1),
-	P(i386_personality, 1),
-	P(x32_getpid, 0), P(x32_unshare_user, 1), P(x32_tiocsti, 1),
-	P(x32_setns, 1), P(x32_socket_vsock, 1), P(x32_personality, 1),
+    P(i386_getpid, 0),
+    P(i386_unshare_user, 1),
+    P(i386_mount, 1),
+    P(i386_tiocsti, 1),
+    P(i386_setns, 1),
+    P(i386_socket_vsock, 1),
+    P(i386_personality, 1),
+    P(x32_getpid, 0),
+    P(x32_unshare_user, 1),
+    P(x32_tiocsti, 1),
+    P(x32_setns, 1),
+    P(x32_socket_vsock, 1),
+    P(x32_personality, 1),
 #endif
 };
 #undef P

@@ -32,7 +32,7 @@ on_sig(int sig)
 static void
 sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 
 	nanosleep(&ts, NULL);
 }
@@ -87,7 +87,8 @@ inner(enum inner_kind k, int ready, int sig)
 		sigaction(sig, &sa, NULL);
 		if (k == CATCH_CHILD) {
 			/* A member of the group (not the leader) must get it
-			 * too: it reports by its own exit, seen by the inner. */
+			 * too: it reports by its own exit, seen by the inner.
+			 */
 			x = fork();
 			if (x == 0) {
 				sigaction(sig, &sa, NULL);
@@ -170,7 +171,8 @@ main(void)
 	is_int(r, 42, "exit status 42 comes back");
 	is_int(run_case(SELFKILL, 0), 128 + SIGKILL,
 	    "death by SIGKILL comes back as 137");
-	is_int(run_case(ORPHAN, 0), 0, "an orphan reparented to init is reaped");
+	is_int(
+	    run_case(ORPHAN, 0), 0, "an orphan reparented to init is reaped");
 	is_int(run_case(CATCH, SIGTERM), 60 + SIGTERM,
 	    "SIGTERM to init reaches the inner (not a group leader)");
 	is_int(run_case(CATCH_GROUP, SIGHUP), 60 + SIGHUP,

@@ -117,15 +117,35 @@ static int
 baseline_matters(const struct probe *p)
 {
 	static const char *const names[] = {
-		"tiocsti", "tiocsti_hibits", "tioclinux", "tioclinux_hibits",
-		"io_uring_setup", "io_uring_enter", "io_uring_register",
-		"socket_vsock", "socket_vsock_hibits", "setns",
-		"pers_read_implies_exec", "pers_mmap_page_zero",
-		"pers_hibits", "umount2", "chroot", "open_tree",
-		"perf_event_open", "add_key", "request_key", "settimeofday",
-		"clock_settime", "clock_adjtime", "adjtimex", "quotactl_fd",
-		"i386_tiocsti", "i386_setns", "i386_socket_vsock",
-		"i386_personality", "i386_mount",
+	    "tiocsti",
+	    "tiocsti_hibits",
+	    "tioclinux",
+	    "tioclinux_hibits",
+	    "io_uring_setup",
+	    "io_uring_enter",
+	    "io_uring_register",
+	    "socket_vsock",
+	    "socket_vsock_hibits",
+	    "setns",
+	    "pers_read_implies_exec",
+	    "pers_mmap_page_zero",
+	    "pers_hibits",
+	    "umount2",
+	    "chroot",
+	    "open_tree",
+	    "perf_event_open",
+	    "add_key",
+	    "request_key",
+	    "settimeofday",
+	    "clock_settime",
+	    "clock_adjtime",
+	    "adjtimex",
+	    "quotactl_fd",
+	    "i386_tiocsti",
+	    "i386_setns",
+	    "i386_socket_vsock",
+	    "i386_personality",
+	    "i386_mount",
 	};
 	size_t i;
 
@@ -182,8 +202,9 @@ inner(int sync_rd)
 	have_x32 = p_x32_getpid() == 0;
 #endif
 	for (i = 0; i < ELEMENTSOF(probes); i++)
-		base[i] = skip_probe(&probes[i], have_i386, have_x32) ? -2 :
-		    baseline(&probes[i]);
+		base[i] = skip_probe(&probes[i], have_i386, have_x32)
+		    ? -2
+		    : baseline(&probes[i]);
 
 	/* Inherited state the inner must not keep. */
 	{
@@ -203,10 +224,11 @@ inner(int sync_rd)
 		_exit(1);
 
 	report(status_field("CapEff", 16) == 0 &&
-	    status_field("CapPrm", 16) == 0 &&
-	    status_field("CapInh", 16) == 0 &&
-	    status_field("CapBnd", 16) == 0 &&
-	    status_field("CapAmb", 16) == 0, "all capability sets are zero");
+	        status_field("CapPrm", 16) == 0 &&
+	        status_field("CapInh", 16) == 0 &&
+	        status_field("CapBnd", 16) == 0 &&
+	        status_field("CapAmb", 16) == 0,
+	    "all capability sets are zero");
 	report(status_field("NoNewPrivs", 10) == 1, "NoNewPrivs is 1");
 	report(status_field("Seccomp", 10) == 2, "Seccomp is 2 (filter)");
 	report(only_std_fds(), "only fds 0, 1, 2 are open");
@@ -217,7 +239,8 @@ inner(int sync_rd)
 		sigaction(SIGINT, NULL, &sa);
 		sigprocmask(SIG_SETMASK, NULL, &m);
 		report(sa.sa_handler == SIG_DFL && !sigismember(&m, SIGTERM),
-		    "an inherited ignored SIGINT and blocked SIGTERM are reset");
+		    "an inherited ignored SIGINT and blocked SIGTERM are "
+		    "reset");
 	}
 	report(geteuid() == caller_uid && getegid() == caller_gid,
 	    "still the caller's uid and gid (%u:%u)", (unsigned)geteuid(),
@@ -236,19 +259,24 @@ inner(int sync_rd)
 		}
 		e = p->fn();
 		if (!p->denied) {
-			report(e == 0, "twin works under the lockdown: %s "
-			    "(%s)", p->name, strerrorname_np(e));
+			report(e == 0,
+			    "twin works under the lockdown: %s "
+			    "(%s)",
+			    p->name, strerrorname_np(e));
 			continue;
 		}
 		want = strcmp(p->name, "clone3") == 0 ? ENOSYS : EPERM;
-		report(e == want, "denied under the lockdown: %s (%s, want "
-		    "%s)", p->name, e ? strerrorname_np(e) : "succeeded",
+		report(e == want,
+		    "denied under the lockdown: %s (%s, want "
+		    "%s)",
+		    p->name, e ? strerrorname_np(e) : "succeeded",
 		    strerrorname_np(want));
 		if (baseline_matters(p) && base[i] != -1)
-			report(base[i] != EPERM, "without the filter %s was "
+			report(base[i] != EPERM,
+			    "without the filter %s was "
 			    "not EPERM (%s): the filter is what denies it",
-			    p->name, base[i] ? strerrorname_np(base[i]) :
-			    "succeeded");
+			    p->name,
+			    base[i] ? strerrorname_np(base[i]) : "succeeded");
 	}
 
 	/* Wait for init's own lockdown, then try to reach PID 1. */
@@ -258,8 +286,10 @@ inner(int sync_rd)
 	report(e == EPERM, "ptrace(PTRACE_ATTACH) of PID 1 fails (%s)",
 	    e ? strerrorname_np(e) : "succeeded");
 	e = p_vmread_init();
-	report(e == EPERM || e == ESRCH, "process_vm_readv of PID 1 fails "
-	    "(%s)", e ? strerrorname_np(e) : "succeeded");
+	report(e == EPERM || e == ESRCH,
+	    "process_vm_readv of PID 1 fails "
+	    "(%s)",
+	    e ? strerrorname_np(e) : "succeeded");
 	_exit(0);
 }
 
@@ -272,7 +302,7 @@ init(void)
 	/* A private /proc for this pid namespace, as the session's. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-	    NULL) < 0) {
+	        NULL) < 0) {
 		report(0, "init: mount /proc: %s", strerror(errno));
 		_exit(1);
 	}
@@ -288,15 +318,18 @@ init(void)
 	close(sync[0]);
 	r = lockdown_init();
 	report(r == 0, "lockdown_init succeeds (%d)", r);
-	report(status_field("CapEff", 16) == 0 &&
-	    status_field("CapBnd", 16) == 0, "init has no capabilities");
+	report(
+	    status_field("CapEff", 16) == 0 && status_field("CapBnd", 16) == 0,
+	    "init has no capabilities");
 	report(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0, "init is not dumpable");
 	if (write(sync[1], "g", 1) != 1)
 		_exit(1);
 	if (waitpid(in, &st, 0) < 0)
 		_exit(1);
-	report(WIFEXITED(st) && WEXITSTATUS(st) == 0, "inner exits cleanly "
-	    "(status %#x)", st);
+	report(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "inner exits cleanly "
+	    "(status %#x)",
+	    st);
 	_exit(0);
 }
 
@@ -311,8 +344,8 @@ sandbox(void)
 	int st;
 	pid_t p;
 
-	if (getuid() == 0 && (setgroups(0, NULL) < 0 || setgid(65534) < 0 ||
-	    setuid(65534) < 0))
+	if (getuid() == 0 &&
+	    (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0))
 		_exit(3);
 	/* setuid() cleared dumpable, which would hide /proc/self/uid_map. */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
@@ -331,8 +364,8 @@ sandbox(void)
 	if (p == 0) {
 		if (unshare(CLONE_NEWUSER) < 0)
 			_exit(1);
-		snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid,
-		    (unsigned)uid);
+		snprintf(
+		    map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
 		if (write_str("/proc/self/uid_map", map) < 0)
 			_exit(1);
 		if (dup2(open("/dev/null", O_WRONLY), 2) < 0)
@@ -340,11 +373,12 @@ sandbox(void)
 		_exit(lockdown_inner() == -EPERM ? 0 : 1);
 	}
 	report(p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) &&
-	    WEXITSTATUS(st) == 0, "lockdown_inner refuses when nested "
+	        WEXITSTATUS(st) == 0,
+	    "lockdown_inner refuses when nested "
 	    "user namespaces are not limited");
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) < 0)
-		_exit(2);	/* no user namespaces here: skipped */
+		_exit(2); /* no user namespaces here: skipped */
 	snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
 	if (write_str("/proc/self/uid_map", map) < 0 ||
 	    write_str("/proc/self/setgroups", "deny") < 0)

@@ -48,7 +48,7 @@ now_ms(void)
 static int
 expect(int cm, const char *want, int ms)
 {
-	struct pollfd pf = { .fd = cm, .events = POLLIN };
+	struct pollfd pf = {.fd = cm, .events = POLLIN};
 	int64_t end = now_ms() + ms;
 	ssize_t n;
 
@@ -74,10 +74,10 @@ say(int cm, const char *s)
 }
 
 struct session {
-	pid_t	outer;
-	int	cm;		/* caller terminal, master side (the test) */
-	int	cs;		/* caller terminal, slave side (outer's 0,1) */
-	int	status_fd;	/* outer writes "status timed_out" here */
+	pid_t outer;
+	int cm; /* caller terminal, master side (the test) */
+	int cs; /* caller terminal, slave side (outer's 0,1) */
+	int status_fd; /* outer writes "status timed_out" here */
 };
 
 /*
@@ -87,7 +87,7 @@ struct session {
 static int
 start(struct session *s, const char *script, int tty, uint64_t timeout)
 {
-	struct winsize ws = { .ws_row = 33, .ws_col = 111 };
+	struct winsize ws = {.ws_row = 33, .ws_col = 111};
 	struct termios t;
 	int sp[2];
 
@@ -159,21 +159,20 @@ start(struct session *s, const char *script, int tty, uint64_t timeout)
 static int
 finish(struct session *s, int *timed_out)
 {
-	struct pollfd pf = { .fd = s->cm, .events = POLLIN };
+	struct pollfd pf = {.fd = s->cm, .events = POLLIN};
 	char buf[64] = "";
 	int st, rc = -1, to = -1;
 	ssize_t n;
 
 	while (waitpid(s->outer, &st, WNOHANG) == 0) {
 		if (poll(&pf, 1, 20) > 0) {
-			n = read(s->cm, seen + nseen,
-			    sizeof(seen) - 1 - nseen);
+			n = read(s->cm, seen + nseen, sizeof(seen) - 1 - nseen);
 			if (n > 0)
 				nseen += (size_t)n;
 		}
 	}
-	while (poll(&pf, 1, 20) > 0 && (n = read(s->cm, seen + nseen,
-	    sizeof(seen) - 1 - nseen)) > 0)
+	while (poll(&pf, 1, 20) > 0 &&
+	    (n = read(s->cm, seen + nseen, sizeof(seen) - 1 - nseen)) > 0)
 		nseen += (size_t)n;
 	seen[nseen] = '\0';
 	if (read(s->status_fd, buf, sizeof(buf) - 1) > 0)
@@ -197,8 +196,11 @@ TEST(relay)
 	struct termios t;
 	int rc, avail = -1;
 
-	ok(start(&s, "stty -a; printf 'ready\\n'; read x; "
-	    "printf 'got:%s\\n' \"$x\"; exit 7", 1, 0) == 0, "session starts");
+	ok(start(&s,
+	       "stty -a; printf 'ready\\n'; read x; "
+	       "printf 'got:%s\\n' \"$x\"; exit 7",
+	       1, 0) == 0,
+	    "session starts");
 	ok(expect(s.cm, "ready", 5000), "inner output reaches the caller");
 	ok(strstr(seen, "rows 33; columns 111") != NULL,
 	    "window size copied from the caller's terminal");
@@ -222,7 +224,7 @@ TEST(relay)
 TEST(winch)
 {
 	struct session s;
-	struct winsize ws = { .ws_row = 40, .ws_col = 100 };
+	struct winsize ws = {.ws_row = 40, .ws_col = 100};
 
 	start(&s, "printf 'a\\n'; read x; stty size; exit 0", 1, 0);
 	ok(expect(s.cm, "a", 5000), "session runs");
@@ -233,7 +235,8 @@ TEST(winch)
 	kill(s.outer, SIGWINCH);
 	usleep(100000);
 	say(s.cm, "\r");
-	ok(expect(s.cm, "40 100", 5000), "SIGWINCH carries the new size inside");
+	ok(expect(s.cm, "40 100", 5000),
+	    "SIGWINCH carries the new size inside");
 	is_int(finish(&s, NULL), 0, "session ends");
 	stop(&s);
 }
@@ -250,7 +253,8 @@ TEST(tiocsti)
 	 * the bytes land in the sandbox's pty (the inner reads them back)
 	 * and never in the caller's terminal.
 	 */
-	snprintf(cmd, sizeof(cmd), "printf 'go\\n'; "
+	snprintf(cmd, sizeof(cmd),
+	    "printf 'go\\n'; "
 	    "%s/tests/helpers/aisb-try tiocsti 'echo INJECTED-$((6*7))\n'; "
 	    "read line; printf 'inner read:%%s\\n' \"$line\"; exit 0",
 	    getenv("BUILD") ? getenv("BUILD") : "build");
@@ -290,8 +294,10 @@ TEST(jobcontrol)
 		tap_skip("no /bin/bash", "job control in bash -i");
 		return;
 	}
-	start(&s, "exec env -i TERM=dumb PS1='PROMPT> ' "
-	    "/bin/bash --norc --noprofile -i", 1, 0);
+	start(&s,
+	    "exec env -i TERM=dumb PS1='PROMPT> ' "
+	    "/bin/bash --norc --noprofile -i",
+	    1, 0);
 	ok(expect(s.cm, "PROMPT> ", 5000), "bash -i starts with a prompt");
 	nseen = 0;
 	say(s.cm, "sleep 100\r");
@@ -300,13 +306,15 @@ TEST(jobcontrol)
 	/* Until bash has made the job the terminal's foreground, a ^Z or
 	 * ^C reaches bash itself, which ignores it: repeat, a loaded
 	 * machine may be slow to get there. */
-	if (!ok(press(&s, "\032", "Stopped"), "Ctrl-Z suspends the foreground job"))
+	if (!ok(press(&s, "\032", "Stopped"),
+	        "Ctrl-Z suspends the foreground job"))
 		printf("# seen: %s\n", seen);
 	ok(expect(s.cm, "PROMPT> ", 5000), "prompt back after Ctrl-Z");
 	nseen = 0;
 	say(s.cm, "fg\r");
 	ok(expect(s.cm, "sleep 100", 5000), "fg resumes the job");
-	if (!ok(press(&s, "\003", "PROMPT> "), "Ctrl-C ends the foreground job"))
+	if (!ok(press(&s, "\003", "PROMPT> "),
+	        "Ctrl-C ends the foreground job"))
 		printf("# seen: %s\n", seen);
 	nseen = 0;
 	say(s.cm, "jobs; echo \"jobs:$(jobs | wc -l)\"\r");
@@ -326,7 +334,8 @@ TEST(drain)
 	is_int(finish(&s, NULL), 0, "session ends");
 	for (i = 0; i < nseen; i++)
 		xs += seen[i] == 'x';
-	is_int(xs, 300000, "all output written before exit reaches the "
+	is_int(xs, 300000,
+	    "all output written before exit reaches the "
 	    "caller");
 	stop(&s);
 }
@@ -338,7 +347,8 @@ TEST(timeout)
 	int to = -1;
 
 	start(&s, "sleep 30", 1, 1);
-	is_int(finish(&s, &to), 128 + SIGKILL, "a timed-out session ends "
+	is_int(finish(&s, &to), 128 + SIGKILL,
+	    "a timed-out session ends "
 	    "with 137");
 	is_int(to, 1, "the timeout is reported");
 	ok(now_ms() - t0 < 5000, "within the timeout and a little (%lld ms)",
@@ -351,12 +361,15 @@ TEST(notty_signal)
 	struct session s;
 	int64_t t0;
 
-	start(&s, "trap 'exit 55' TERM; i=0; while [ $i -lt 100 ]; do "
-	    "sleep 0.1; i=$((i+1)); done; exit 1", 0, 0);
+	start(&s,
+	    "trap 'exit 55' TERM; i=0; while [ $i -lt 100 ]; do "
+	    "sleep 0.1; i=$((i+1)); done; exit 1",
+	    0, 0);
 	usleep(300000);
 	t0 = now_ms();
 	kill(s.outer, SIGTERM);
-	is_int(finish(&s, NULL), 55, "without a tty, SIGTERM to the outer "
+	is_int(finish(&s, NULL), 55,
+	    "without a tty, SIGTERM to the outer "
 	    "reaches the inner through init");
 	ok(now_ms() - t0 < 3000, "promptly");
 	stop(&s);
