@@ -28,6 +28,7 @@ struct resolv {
 	int ufd, tfd;
 	uint16_t id[2];
 	bool done[2], want_tcp[2];
+	bool refused; /* ICMP port unreachable seen */
 	int tcp_idx; /* which query the TCP socket carries */
 	struct dns_addr addrs[2][GATE_MAX_ADDRS];
 	size_t n[2];
@@ -191,8 +192,10 @@ send_udp(struct resolv *r)
 		if (r->done[i] || r->want_tcp[i])
 			continue;
 		l = dns_build_query(r->name, qtypes[i], r->id[i], q, sizeof(q));
-		if (l > 0)
-			(void)send(r->ufd, q, (size_t)l, MSG_DONTWAIT);
+		/* A pending ICMP error is reported (once) by send or recv. */
+		if (l > 0 && send(r->ufd, q, (size_t)l, MSG_DONTWAIT) < 0 &&
+		    errno == ECONNREFUSED)
+			r->refused = true;
 	}
 }
 
@@ -426,6 +429,8 @@ resolv_event(struct resolv *r, bool tcp, uint32_t events)
 	for (;;) {
 		ssize_t n = recv(r->ufd, buf, sizeof(buf), MSG_DONTWAIT);
 
+		if (n < 0 && errno == ECONNREFUSED)
+			r->refused = true;
 		if (n < 0)
 			break;
 		for (int i = 0; i < 2; i++)
@@ -444,7 +449,12 @@ resolv_tick(uint64_t now)
 	while (*pp) {
 		struct resolv *r = *pp;
 
-		if (!r->dead && now >= r->start + GATE_RESOLVE_MS) {
+		if (!r->dead && r->refused && r->n[0] + r->n[1] == 0) {
+			/* Nobody serves DNS there: say so now, not in 5 s. */
+			finish(r,
+			    "the resolver is not answering (port "
+			    "unreachable)");
+		} else if (!r->dead && now >= r->start + GATE_RESOLVE_MS) {
 			if (r->n[0] + r->n[1] > 0)
 				finish(r, NULL);
 			else

@@ -69,4 +69,14 @@ like "$out" "lookup failed: the name does not exist" "... saying why"
 like "$(cat "$T/gate.log")" "allow proxy name=origin.tgat.test port=23080 address=127.0.0.2" "decisions are logged with name, port and address"
 like "$(cat "$T/gate.log")" "close proxy name=origin.tgat.test port=23080 address=127.0.0.2 up=[0-9]+ down=[0-9]+ duration=" "closes are logged with bytes and duration"
 ok "the gate is still running" gt_gate_alive
+
+# A resolver where nothing listens: a 502 at once, not after the timeout.
+gt_gate_stop
+sed -i 's/127.0.0.1:23053/127.0.0.1:23054/' "$T/aisb.conf"
+gt_gate || skip_all "gate did not start again"
+t0=$(date +%s%N)
+out=$(gcurl -D - http://origin.tgat.test:23080/hello 2>&1)
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+like "$out" "lookup failed: the resolver is not answering \(port unreachable\)" "no resolver: 502 saying so"
+ok "... at once (${ms} ms)" [ "$ms" -lt 2000 ]
 done_testing
