@@ -34,7 +34,7 @@ ok "the canary never saw a connection" gt_canary_clean
 # A fresh gate: init closing its end of fd 3 does not end it (the
 # session still needs it); SIGTERM from the session ends it cleanly.
 gt_gate_stop
-gt_gate || skip_all "gate did not start again"
+gt_gate_or_bail
 gp=$GATE_PID
 ok "the gate keeps serving after init closed its end of fd 3" gt_gate_alive
 is "$(gcurl http://origin.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "... and egress works"

@@ -26,6 +26,7 @@ print(\"ready\", flush=True)
 while True:
     f.write(s.recv(8192).decode(\"utf-8\", \"replace\").rstrip(\"\\n\") + \"\\n\"); f.flush()
 " "$T/syslog" > "$T/syslog.ready" &
+	echo $! > "$T/syslog.pid"
 	for _ in $(seq 100); do [ -s "$T/syslog.ready" ] && break; sleep 0.05; done
 	exec setpriv --reuid="$1" --regid="$2" --init-groups env -i PATH=/usr/bin:/bin \
 	    "$3" --config "$T/aisb.conf" --user "$4" --gate "$5"
@@ -37,7 +38,8 @@ grep -q '^ready' "$T/drv.out" || skip_all "gate did not start"
 GATE_PID=$(awk '/^ready/ {print $2}' "$T/drv.out")
 DRV=$(pgrep -f "gatedrv --config $T/aisb.conf" | head -1)
 NS=/proc/$DRV/ns/net
-at_exit "pkill -P $DRV_WRAP python3; gt_gate_stop"
+at_exit 'kill $(cat "$T/syslog.pid")'
+at_exit "gt_gate_stop"
 
 is "$(gcurl http://origin.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "an allowed request"
 gcurl -o /dev/null http://evil.example.com/

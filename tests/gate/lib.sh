@@ -108,32 +108,54 @@ gt_policy() {
 
 # gt_gate [gatedrv options]: start the gate; sets DRV, GATE_PID, NS.
 gt_gate() {
+	local i
 	: > "$T/gate.log"
+	: > "$T/drv.out"
+	DRV= GATE_PID=
 	as "$GT_USER" "$AISB_HELPERS/gatedrv" --config "$T/aisb.conf" \
 	    --user "$GT_USER" --gate "$AISB_GATE" "$@" \
 	    > "$T/drv.out" 2> "$T/gate.log" {GT_LOCKFD}>&- &
 	DRV_WRAP=$!
-	local i
-	for i in $(seq 1 100); do
+	at_exit "gt_gate_stop"
+	for i in $(seq 1 300); do
 		grep -q '^ready' "$T/drv.out" 2>/dev/null && break
+		kill -0 "$DRV_WRAP" 2>/dev/null || break
 		sleep 0.1
 	done
-	if ! grep -q '^ready' "$T/drv.out"; then
+	DRV=$(pgrep -P "$DRV_WRAP" -x gatedrv | head -1)
+	if ! grep -q '^ready' "$T/drv.out" || [ -z "$DRV" ]; then
 		echo "# gatedrv did not get ready:" >&2
 		sed 's/^/#   /' "$T/gate.log" >&2
 		return 1
 	fi
 	GATE_PID=$(awk '/^ready/ {print $2}' "$T/drv.out")
-	DRV=$(pgrep -P "$DRV_WRAP" -f gatedrv || true)
-	[ -n "$DRV" ] || DRV=$(pgrep -f "gatedrv --config $T/aisb.conf" | head -1)
 	NS=/proc/$DRV/ns/net
-	at_exit "gt_gate_stop"
 }
 
+# gt_gate_or_bail [options]: a restart in the middle of a test.
+gt_gate_or_bail() {
+	gt_gate "$@" && return 0
+	fail "the gate starts again"
+	done_testing
+	exit 1
+}
+
+# gt_gate_stop: SIGTERM gatedrv (which ends the gate), bounded wait.
 gt_gate_stop() {
-	[ -n "${DRV:-}" ] && kill "$DRV" 2>/dev/null
-	[ -n "${DRV_WRAP:-}" ] && wait "$DRV_WRAP" 2>/dev/null
-	DRV=
+	local i
+	[ -n "${DRV_WRAP:-}" ] || return 0
+	[ -n "${DRV:-}" ] || DRV=$(pgrep -P "$DRV_WRAP" -x gatedrv | head -1)
+	[ -n "$DRV" ] && kill "$DRV" 2>/dev/null
+	for i in $(seq 1 100); do
+		kill -0 "$DRV_WRAP" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$DRV_WRAP" 2>/dev/null; then
+		pkill -KILL -P "$DRV_WRAP" 2>/dev/null
+		[ -n "$GATE_PID" ] && kill -KILL "$GATE_PID" 2>/dev/null
+	fi
+	wait "$DRV_WRAP" 2>/dev/null
+	DRV= DRV_WRAP=
 }
 
 # gin CMD...: run CMD in the sandbox-side netns (no proxy variables).
