@@ -1,0 +1,40 @@
+/*
+ * env.h: the inner shell's environment.
+ *
+ * It starts empty.  Then, in order (a later value replaces an earlier
+ * one of the same name): the caller's variables named by env.pass
+ * (names or fnmatch globs); env.set; the secrets; in gated mode the
+ * proxy variables (env_gate_vars); then HOME, USER, LOGNAME, SHELL,
+ * PWD and AISB_SESSION, and PATH when nothing set it.
+ *
+ * A glob never passes a name from the unsafe list (LD_*, GCONV_PATH,
+ * BASH_ENV, SSH_AUTH_SOCK, AISB_*, ... see env.c): such a variable
+ * crosses only when env.pass names it exactly.
+ */
+#ifndef AISB_ENV_H
+#define AISB_ENV_H
+
+#include <stdbool.h>
+
+#include "policy.h"
+
+#define ENV_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+struct env_opts {
+	const struct aisb_policy *pol;
+	char	*const *caller;	/* the caller's environ */
+	char	*const *secrets;	/* "NAME=value", or NULL */
+	const char *user;
+	const char *home;	/* HOME inside */
+	const char *pwd;	/* the project target */
+	const char *session_id;
+};
+
+/* Build it.  *ret is NULL-terminated; free with env_free.  0 or -errno. */
+int	env_build(const struct env_opts *o, char ***ret);
+void	env_free(char **v);
+
+/* Would the caller's variable `name` pass env.pass? */
+bool	env_passes(const struct aisb_policy *p, const char *name);
+
+#endif

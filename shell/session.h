@@ -1,0 +1,26 @@
+/*
+ * session.h: names shared by the session's own files (session.c, ns.c,
+ * mount.c, project.c, env.c, etc.c, secret.c, slog.c, form.c).
+ */
+#ifndef AISB_SESSION_H
+#define AISB_SESSION_H
+
+#include <errno.h>
+
+#include "aisb.h"
+
+/*
+ * The "errno" a setup helper returns for a policy problem (missing
+ * project or home, unsafe secret file, path escaping its root): the
+ * session then exits AISB_EX_CONFIG.  Every other -errno is a host
+ * failure (AISB_EX_HOST).  The helper has already logged one line.
+ */
+#define SESSION_EPOLICY	EKEYREJECTED
+
+static inline int
+session_exit_code(int r)
+{
+	return r == -SESSION_EPOLICY ? AISB_EX_CONFIG : AISB_EX_HOST;
+}
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * slog.c: session records.  See slog.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "slog.h"
+
+int
+slog_new_id(char out[SLOG_ID_LEN + 1])
+{
+	unsigned char b[SLOG_ID_LEN / 2];
+	ssize_t n;
+	size_t i;
+
+	while ((n = getrandom(b, sizeof(b), 0)) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(b))
+		return n < 0 ? -errno : -EIO;
+	for (i = 0; i < sizeof(b); i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
+/* Copy what an address list may contain; anything else becomes '?'. */
+static void
+sanitize(char *dst, size_t n, const char *src, const char *allowed)
+{
+	size_t i;
+
+	for (i = 0; src && src[i] && i + 1 < n; i++)
+		dst[i] = strchr(allowed, src[i]) ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+/* Printable ASCII except quote and backslash; the rest becomes '?'. */
+static void
+printable(char *dst, size_t n, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src && src[i] && i + 1 < n; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		dst[i] = c < 0x20 || c >= 0x7f || c == '\'' || c == '\\' ?
+		    '?' : (char)c;
+	}
+	dst[i] = '\0';
+}
+
+void
+slog_start(const struct slog_start *s)
+{
+	char proj[512];
+	const char *conn = getenv("SSH_CONNECTION");
+	char peer[128] = "-", ttyb[64] = "-";
+	const char *tty = isatty(0) ? ttyname(0) : NULL;
+
+	if (conn && *conn) {
+		/* "client_ip client_port server_ip server_port" */
+		char tmp[128], *sp;
+
+		sanitize(tmp, sizeof(tmp), conn,
+		    "0123456789abcdefABCDEF.:% ");
+		sp = strchr(tmp, ' ');
+		if (sp && (sp = strchr(sp + 1, ' ')))
+			*sp = '\0';
+		for (sp = tmp; (sp = strchr(sp, ' ')); )
+			*sp = ':';
+		snprintf(peer, sizeof(peer), "%s", tmp);
+	}
+	if (tty)
+		sanitize(ttyb, sizeof(ttyb), tty,
+		    "abcdefghijklmnopqrstuvwxyz0123456789/");
+	printable(proj, sizeof(proj), s->project);
+	log_record(LOG_INFO, "session start id=%s user=%s uid=%u project='%s' "
+	    "(%s) policy=%.16s peer=%s tty=%s form=%s", s->id, s->user,
+	    (unsigned)s->uid, proj, s->how, s->policy_hash, peer, ttyb,
+	    s->mode);
+}
+
+void
+slog_end(const char *id, int status, double seconds, bool timed_out,
+    bool oom)
+{
+	log_record(LOG_INFO, "session end id=%s status=%d duration=%.3fs%s%s",
+	    id, status, seconds, timed_out ? " timed-out" : "",
+	    oom ? " memory-limit" : "");
+}
