@@ -774,7 +774,8 @@ mount_project(struct mctx *c)
 	return 0;
 }
 
-/* filesystem.readonly / .readwrite: "PATH" or "SRC:DST". */
+/* filesystem.readonly / .readwrite: "PATH" (bound at the same path
+ * inside) or "SRC:DST".  A missing SRC is a policy error. */
 static int
 bind_extra(struct mctx *c, const char *spec, bool ro)
 {
@@ -812,6 +813,30 @@ bind_extra(struct mctx *c, const char *spec, bool ro)
 	if (r < 0)
 		return log_errno(r, "%s: bind %s at %s: %m", key, src, dst);
 	return 0;
+}
+
+/* A glob binds every host path it matches (none: nothing to do). */
+static int
+bind_extras(struct mctx *c, const char *spec, bool ro)
+{
+	glob_t g;
+	size_t j;
+	int r;
+
+	if (!is_glob(spec))
+		return bind_extra(c, spec, ro);
+	memset(&g, 0, sizeof(g));
+	r = glob(spec, GLOB_NOSORT, NULL, &g);
+	if (r == GLOB_NOSPACE) {
+		globfree(&g);
+		return log_errno(-ENOMEM, "glob %s: %m", spec);
+	}
+	for (j = 0, r = 0; r >= 0 && j < g.gl_pathc; j++)
+		r = strchr(g.gl_pathv[j], ':') ? log_errno(-SESSION_EPOLICY,
+		    "%s matches %s, which has a ':'", spec, g.gl_pathv[j]) :
+		    bind_extra(c, g.gl_pathv[j], ro);
+	globfree(&g);
+	return r;
 }
 
 static int
@@ -909,9 +934,9 @@ mount_setup(const struct mount_opts *o)
 	    (r = mount_project(&c)) < 0)
 		goto out;
 	for (i = 0; r >= 0 && i < o->pol->fs.readonly.n; i++)
-		r = bind_extra(&c, o->pol->fs.readonly.v[i], true);
+		r = bind_extras(&c, o->pol->fs.readonly.v[i], true);
 	for (i = 0; r >= 0 && i < o->pol->fs.readwrite.n; i++)
-		r = bind_extra(&c, o->pol->fs.readwrite.v[i], false);
+		r = bind_extras(&c, o->pol->fs.readwrite.v[i], false);
 	if (r >= 0 && (r = seal_all(&c)) >= 0)
 		r = enter(&c);
 out:

@@ -1,0 +1,66 @@
+#!/bin/bash
+# project.protect: .git/hooks and .git/config stay read-only inside,
+# whether or not they exist, and cannot be replaced by renaming a parent;
+# the rest of the project stays writable.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/lib.sh"
+exec </dev/null
+sbx_require
+sbx_user tsbx3
+conf=$(sbx_conf protect 'home { path = "tmpfs" }')
+proj=$SBX_TOP/tsbx3/project
+
+r() { sbx tsbx3 "$conf" -c "cd /project && $1" 2>&1; }
+
+# 1. A real repository: hooks and config exist.
+as tsbx3 git -C "$proj" init -q
+cfg0=$(sha256sum < "$proj/.git/config")
+r 'echo "#!/bin/sh" > .git/hooks/pre-commit' >/dev/null
+ok "creating .git/hooks/pre-commit fails (existing hooks)" \
+    [ ! -e "$proj/.git/hooks/pre-commit" ]
+r 'echo "[core] hooksPath = /tmp" >> .git/config' >/dev/null
+is "$(sha256sum < "$proj/.git/config")" "$cfg0" "changing .git/config fails"
+r 'git config core.hooksPath /tmp' >/dev/null
+is "$(sha256sum < "$proj/.git/config")" "$cfg0" "git config cannot change it either"
+out=$(r 'mv .git .git.old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit')
+like "$out" "busy" "renaming .git away is refused (EBUSY)"
+ok "no replacement hooks dir on the host" [ ! -e "$proj/.git.old" ] &&
+    [ ! -e "$proj/.git/hooks/pre-commit" ]
+r 'mv .git/hooks .git/h2' >/dev/null
+ok "renaming .git/hooks is refused" [ -d "$proj/.git/hooks" ] && [ ! -e "$proj/.git/h2" ]
+r 'rm -rf .git/hooks; cp -r .git/hooks /tmp/h; ln -sf /tmp/h .git/hooks2' >/dev/null
+ok "removing .git/hooks fails" [ -d "$proj/.git/hooks" ]
+
+# The legitimate twins: normal work in the project and in .git.
+out=$(r 'echo code > main.c && git add main.c && git -c user.name=a -c user.email=a@b commit -qm one && git log --oneline | wc -l')
+is "$out" "1" "git add and commit work inside"
+is "$(cat "$proj/main.c")" "code" "the project file shows up on the host"
+is "$(as tsbx3 git -C "$proj" log --format=%s 2>/dev/null)" "one" "the commit shows up on the host"
+
+# 2. .git exists, .git/hooks does not.
+rm -rf "$proj/.git/hooks"
+r 'mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit' >/dev/null
+ok "a missing .git/hooks cannot be created with content" \
+    [ ! -e "$proj/.git/hooks/pre-commit" ]
+ok "it is held as an empty placeholder" [ -d "$proj/.git/hooks" ] &&
+    [ -z "$(ls -A "$proj/.git/hooks")" ]
+
+# 3. No .git at all.
+rm -rf "$proj/.git"
+out=$(r 'git init -q . ; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo x > .git/config')
+ok "without .git, .git/hooks cannot be created" [ ! -e "$proj/.git/hooks" ]
+ok "without .git, .git/config cannot be created" [ ! -e "$proj/.git/config" ]
+is "$(r 'echo still > other && cat other')" "still" \
+    "other project files stay writable"
+
+# 4. A symlink on a protected path is refused (the host would follow it).
+rm -rf "$proj/.git"
+install -d -o tsbx3 -g tsbx3 "$proj/realgit"
+ln -s realgit "$proj/.git"
+out=$(sbx tsbx3 "$conf" -c 'echo ran' 2>&1); rc=$?
+is "$rc" 78 "a symlinked .git is refused with 78"
+like "$out" "symlink" "the refusal names the symlink"
+rm -f "$proj/.git"
+is "$(sbx tsbx3 "$conf" -c 'echo ran')" "ran" "without the symlink it runs"
+
+done_testing
