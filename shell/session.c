@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,6 +69,13 @@ inner_main(struct session *s, int slave)
 {
 	int r;
 
+	/* init made the memory we share non-dumpable; the inner needs its
+	 * own /proc files (uid_map of its userns) and holds nothing that
+	 * the sandbox may not see once it execs. */
+	if (prctl(PR_SET_DUMPABLE, 1) < 0) {
+		log_errno(-errno, "PR_SET_DUMPABLE: %m");
+		_exit(AISB_EX_HOST);
+	}
 	if (slave >= 0 && (r = pty_attach(slave)) < 0) {
 		log_errno(r, "pty: %m");
 		_exit(AISB_EX_HOST);
@@ -136,6 +144,14 @@ init_main(void *arg, int sync_fd)
 		return AISB_EX_HOST;	/* the outer is gone */
 	if (r < 0)
 		return AISB_EX_HOST;
+	/*
+	 * Not dumpable from here on: init's memory (the caller's whole
+	 * environment, the secrets) and /proc/1/environ stay out of reach
+	 * of the inner, which runs before lockdown_init().  Only after the
+	 * maps: a non-dumpable task's /proc files belong to the host root.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return log_errno(-errno, "PR_SET_DUMPABLE: %m"), AISB_EX_HOST;
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		return log_errno(-errno, "cgroup namespace: %m"), AISB_EX_HOST;
 	if (net_lo_up() < 0)
@@ -171,6 +187,8 @@ init_main(void *arg, int sync_fd)
 		inner_main(s, slave);
 	if (slave >= 0)
 		close(slave);
+	env_free(s->envp);	/* wiped: it may hold secrets */
+	s->envp = NULL;
 	if (lockdown_init() < 0) {
 		kill(inner, SIGKILL);
 		return AISB_EX_HOST;
@@ -254,10 +272,9 @@ reap_failed_init(pid_t pid)
 	return AISB_EX_HOST;
 }
 
-int
-session_main(const struct aisb_args *a)
+static int
+session_run(struct session *s, const struct aisb_args *a)
 {
-	struct session s = { .args = a, .gate_fd = -1 };
 	struct limits_state *lim = NULL;
 	char **secrets = NULL;
 	int sync_fd = -1, master = -1, timed_out = 0, status, r;
@@ -270,9 +287,9 @@ session_main(const struct aisb_args *a)
 	 * sshd or harness leftover) before anything can inherit them. */
 	close_range(3, ~0U, 0);
 	log_open("aisb-shell", LOG_TO_SYSLOG | LOG_TO_STDERR);
-	s.uid = getuid();
-	s.gid = getgid();
-	if (s.uid == 0 || geteuid() == 0) {
+	s->uid = getuid();
+	s->gid = getgid();
+	if (s->uid == 0 || geteuid() == 0) {
 		log_err("aisb-shell does not run sessions as root (uid 0): it "
 		    "is the login shell of agent accounts; use --print-policy "
 		    "or --doctor as root");
@@ -282,47 +299,49 @@ session_main(const struct aisb_args *a)
 		log_err("--user is for the admin forms only");
 		return 2;
 	}
-	if ((r = whoami(&s)) < 0)
+	if ((r = whoami(s)) < 0)
 		return session_exit_code(r);
-	if ((r = load_policy(&s, a)) != 0)
+	if ((r = load_policy(s, a)) != 0)
 		return r;
-	if ((r = slog_new_id(s.id)) < 0) {
+	if ((r = slog_new_id(s->id)) < 0) {
 		log_errno(r, "getrandom: %m");
 		return AISB_EX_HOST;
 	}
-	if ((r = form_build(a->login, a->argc, a->argv, s.pol->shell,
-	    &s.form)) < 0 ||
-	    (r = project_select(s.pol, &s.proj)) < 0 ||
-	    (r = secret_read(s.pol, s.uid, &secrets)) < 0)
+	if ((r = form_build(a->login, a->argc, a->argv, s->pol->shell,
+	    &s->form)) < 0 ||
+	    (r = project_select(s->pol, &s->proj)) < 0 ||
+	    (r = secret_read(s->pol, s->uid, &secrets)) < 0)
 		return session_exit_code(r);
 	{
 		struct env_opts eo = {
-			.pol = s.pol, .caller = environ, .secrets = secrets,
-			.user = s.user, .home = s.home_in,
-			.pwd = s.pol->project.target, .session_id = s.id,
+			.pol = s->pol, .caller = environ, .secrets = secrets,
+			.user = s->user, .home = s->home_in,
+			.pwd = s->pol->project.target, .session_id = s->id,
 		};
 
-		r = env_build(&eo, &s.envp);
+		r = env_build(&eo, &s->envp);
 		secret_free(secrets);
 		if (r < 0)
 			return log_errno(r, "environment: %m"), AISB_EX_HOST;
 	}
-	s.tty = isatty(0) && isatty(1);
-	if (limits_setup(s.pol, s.id, &lim) < 0)
+	s->tty = isatty(0) && isatty(1);
+	if (limits_setup(s->pol, s->id, &lim) < 0)
 		return AISB_EX_HOST;
-	if (s.pol->net.mode == AISB_NET_GATED &&
-	    gatectl_spawn(a, s.pol, s.id, &gate, &s.gate_fd) < 0) {
+	if (s->pol->net.mode == AISB_NET_GATED &&
+	    gatectl_spawn(a, s->pol, s->id, &gate, &s->gate_fd) < 0) {
 		limits_teardown(lim);
 		return AISB_EX_HOST;
 	}
 	slog_start(&(struct slog_start){
-		.id = s.id, .user = s.user, .uid = s.uid,
-		.project = s.proj.path, .how = s.proj.how,
-		.policy_hash = s.pol->hash, .mode = s.form.mode,
+		.id = s->id, .user = s->user, .uid = s->uid,
+		.project = s->proj.path, .how = s->proj.how,
+		.policy_hash = s->pol->hash, .mode = s->form.mode,
 	});
-	r = ns_spawn(init_main, &s, &init, &sync_fd);
-	if (s.gate_fd >= 0)
-		close(s.gate_fd);
+	r = ns_spawn(init_main, s, &init, &sync_fd);
+	env_free(s->envp);	/* init has its copy; this one may hold secrets */
+	s->envp = NULL;
+	if (s->gate_fd >= 0)
+		close(s->gate_fd);
 	if (r < 0) {
 		status = AISB_EX_HOST;
 		goto done;
@@ -344,20 +363,44 @@ session_main(const struct aisb_args *a)
 		status = reap_failed_init(init);
 		goto done;
 	}
-	status = pty_outer_wait(init, master, s.pol->limits.timeout,
+	status = pty_outer_wait(init, master, s->pol->limits.timeout,
 	    &timed_out);
 	if (master >= 0)
 		close(master);
 	if (timed_out)
-		status = limits_timeout_status(s.pol);
+		status = limits_timeout_status(s->pol);
 done:
-	oom = lim && limits_oom_report(lim, s.pol);
-	slog_end(s.id, status, now() - t0, timed_out, oom);
+	oom = lim && limits_oom_report(lim, s->pol);
+	slog_end(s->id, status, now() - t0, timed_out, oom);
 	limits_teardown(lim);
 	if (gate > 0) {
 		kill(gate, SIGTERM);
 		while (waitpid(gate, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	return status;
+}
+
+static void
+session_free(struct session *s)
+{
+	free(s->user);
+	free(s->group);
+	free(s->home_host);
+	free(s->home_in);
+	project_sel_free(&s->proj);
+	form_free(&s->form);
+	env_free(s->envp);
+	policy_free(s->pol);
+}
+
+int
+session_main(const struct aisb_args *a)
+{
+	struct session s = { .args = a, .gate_fd = -1 };
+	int status;
+
+	status = session_run(&s, a);
+	session_free(&s);
 	return status;
 }

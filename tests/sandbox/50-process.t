@@ -44,6 +44,10 @@ like "$out" "^AISB_SESSION=[0-9a-f]{32}$" "AISB_SESSION is a 32-hex-digit id"
 like "$out" "^SHELL=/bin/bash$" "SHELL is the inner shell"
 like "$out" "^PWD=/project$" "PWD is the project"
 like "$out" "^USER=tsbx5$" "USER is the agent"
+out=$(as tsbx5 env SBX_DROP_CANARY=no "$AISB_SHELL" --config "$conf" \
+    -c 'tr "\0" "\n" < /proc/1/environ 2>&1; echo end')
+unlike "$out" "SBX_DROP_CANARY" "the caller's full environment is not readable through init"
+like "$out" "end" "(the probe ran)"
 id1=$(sbx tsbx5 "$conf" -c 'echo $AISB_SESSION')
 id2=$(sbx tsbx5 "$conf" -c 'echo $AISB_SESSION')
 ok "each session has its own id" [ "$id1" != "$id2" ]
