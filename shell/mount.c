@@ -928,7 +928,11 @@ mount_setup(const struct mount_opts *o)
 		log_errno(r, "mount /tmp: %m");
 		goto out;
 	}
+	/* The real passwd home (.ssh/authorized_keys) is hidden wherever it
+	 * lies, not only under the default hidden /home. */
 	if ((r = hide_all(&c)) < 0 ||
+	    (o->home_host && strcmp(o->home_host, "/") != 0 &&
+	    o->home_host[0] == '/' && (r = hide_one(&c, o->home_host)) < 0) ||
 	    (r = gen_etc(&c)) < 0 ||
 	    (r = mount_home(&c)) < 0 ||
 	    (r = mount_project(&c)) < 0)

@@ -204,12 +204,27 @@ load_policy(struct session *s, const struct aisb_args *a)
 	struct policy_errs errs = { 0 };
 	struct policy_opts po = {
 		.user = s->user, .home = s->home_host,
-		.conf_path = a->config, .users_dir = a->config ? "" : NULL,
-		/* A session trusts root-owned policy only. */
+		/* A session trusts root-owned policy only, --config too. */
 		.trusted_uid = (uid_t)-1,
 	};
+	_cleanup_free_ char *udir = NULL;
 	size_t i;
 	int r;
+
+	if (a->config) {
+		const char *slash = strrchr(a->config, '/');
+
+		/* As the admin forms: users.d next to FILE (aisb-shell(8)). */
+		if (a->config[0] != '/' || !slash) {
+			log_err("--config needs an absolute path");
+			return AISB_EX_CONFIG;
+		}
+		if (asprintf(&udir, "%.*s/users.d", (int)(slash - a->config),
+		    a->config) < 0)
+			return AISB_EX_HOST;
+		po.conf_path = a->config;
+		po.users_dir = udir;
+	}
 
 	r = policy_load(&po, &s->pol, &errs);
 	if (r < 0) {
@@ -239,14 +254,26 @@ whoami(struct session *s)
 	s->home_host = strdup(pw->pw_dir ? pw->pw_dir : "");
 	gr = getgrgid(s->gid);
 	s->group = strdup(gr ? gr->gr_name : pw->pw_name);
-	/* Inside, the home keeps its passwd path (hidden /home, ...). */
-	if (pw->pw_dir && pw->pw_dir[0] == '/' && pw->pw_dir[1])
-		s->home_in = strdup(pw->pw_dir);
-	else if (asprintf(&s->home_in, "/home/%s", pw->pw_name) < 0)
-		s->home_in = NULL;
-	if (!s->user || !s->home_host || !s->group || !s->home_in)
+	if (!s->user || !s->home_host || !s->group)
 		return log_errno(-ENOMEM, "out of memory");
 	return 0;
+}
+
+/*
+ * The home inside: home.path at its own path (so /home stays empty and
+ * the real passwd home, hidden as well, is never even named), or for a
+ * tmpfs home the passwd home path, covered by the tmpfs.
+ */
+static int
+home_inside(struct session *s)
+{
+	const char *h = s->pol->home.tmpfs ? s->home_host : s->pol->home.path;
+
+	if (h && h[0] == '/' && h[1])
+		s->home_in = strdup(h);
+	else if (asprintf(&s->home_in, "/home/%s", s->user) < 0)
+		s->home_in = NULL;
+	return s->home_in ? 0 : log_errno(-ENOMEM, "out of memory");
 }
 
 static double
@@ -303,6 +330,8 @@ session_run(struct session *s, const struct aisb_args *a)
 		return session_exit_code(r);
 	if ((r = load_policy(s, a)) != 0)
 		return r;
+	if ((r = home_inside(s)) < 0)
+		return session_exit_code(r);
 	if ((r = slog_new_id(s->id)) < 0) {
 		log_errno(r, "getrandom: %m");
 		return AISB_EX_HOST;

@@ -54,6 +54,16 @@ sbx tsbx1 "$conf" -c cat < "$tmp/in" > "$tmp/out"
 is "$(sha256sum < "$tmp/out")" "$(sha256sum < "$tmp/in")" \
     "10 MB binary stdin round trip is byte-identical"
 
+# --config FILE reads users.d/USER.conf next to FILE, as the admin forms.
+install -d -m 0755 "$SBX_CONF_DIR/users.d"
+echo 'hostname = "sbxperuser"' > "$SBX_CONF_DIR/users.d/tsbx1.conf"
+chmod 0644 "$SBX_CONF_DIR/users.d/tsbx1.conf"
+at_exit "rm -f '$SBX_CONF_DIR/users.d/tsbx1.conf'"
+is "$(sbx tsbx1 "$conf" -c hostname)" "sbxperuser" \
+    "--config FILE: users.d/USER.conf next to it applies"
+rm -f "$SBX_CONF_DIR/users.d/tsbx1.conf"
+is "$(sbx tsbx1 "$conf" -c hostname)" "aisb" "without it the default hostname"
+
 # Policy problems: 78 with a reason, and nothing runs.
 bad=$(sbx_conf inv-bad 'no_such_key = 1')
 out=$(sbx tsbx1 "$bad" -c 'echo ran' 2>&1); rc=$?

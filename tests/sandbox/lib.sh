@@ -24,8 +24,9 @@ sbx_user() {
 }
 
 # sbx_conf NAME [EXTRA...]: write $SBX_CONF_DIR/NAME.conf (root, 0644) with
-# the test defaults (no network, best-effort limits, tmpfs home) followed
-# by EXTRA lines; prints its path.
+# the test defaults (no network, no cgroup limits: the tests run without
+# pam_aisb's delegation; a tmpfs home unless EXTRA has a home section)
+# followed by EXTRA lines; prints its path.
 sbx_conf() {
 	local name=$1 f
 	shift
@@ -36,7 +37,8 @@ sbx_conf() {
 		echo "  roots = {\"$SBX_TOP/%u\"}"
 		echo "}"
 		echo "network { mode = \"none\" }"
-		echo "limits { enforce = \"best-effort\" }"
+		echo "limits { memory = 0  pids = 0  cpu = \"0%\" }"
+		printf '%s\n' "$@" | grep -q '^home ' || echo 'home { path = "tmpfs" }'
 		printf '%s\n' "$@"
 	} > "$f"
 	chmod 0644 "$f"
