@@ -12,7 +12,7 @@
 #include "env.h"
 #include "util.h"
 
-#define ENV_MAX	4096	/* variables; the kernel bounds the bytes */
+#define ENV_MAX 4096 /* variables; the kernel bounds the bytes */
 
 /*
  * Names a glob never passes.  Each either changes how the dynamic
@@ -23,12 +23,36 @@
  * env.pass entry still passes them: that is the admin's explicit word.
  */
 static const char *const unsafe[] = {
-	"LD_*", "GCONV_PATH", "GLIBC_TUNABLES", "MALLOC_*", "LOCPATH",
-	"NLSPATH", "HOSTALIASES", "RES_OPTIONS", "LOCALDOMAIN", "TZDIR",
-	"BASH_ENV", "ENV", "BASH_FUNC_*", "SHELLOPTS", "BASHOPTS", "PS4",
-	"IFS", "CDPATH", "PROMPT_COMMAND", "SSH_AUTH_SOCK", "SSH_AGENT_PID",
-	"DISPLAY", "XAUTHORITY", "WAYLAND_DISPLAY", "DBUS_*", "XDG_RUNTIME_DIR",
-	"AISB_*", "PYTHONSTARTUP", "PERL5OPT", "NODE_OPTIONS",
+    "LD_*",
+    "GCONV_PATH",
+    "GLIBC_TUNABLES",
+    "MALLOC_*",
+    "LOCPATH",
+    "NLSPATH",
+    "HOSTALIASES",
+    "RES_OPTIONS",
+    "LOCALDOMAIN",
+    "TZDIR",
+    "BASH_ENV",
+    "ENV",
+    "BASH_FUNC_*",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "IFS",
+    "CDPATH",
+    "PROMPT_COMMAND",
+    "SSH_AUTH_SOCK",
+    "SSH_AGENT_PID",
+    "DISPLAY",
+    "XAUTHORITY",
+    "WAYLAND_DISPLAY",
+    "DBUS_*",
+    "XDG_RUNTIME_DIR",
+    "AISB_*",
+    "PYTHONSTARTUP",
+    "PERL5OPT",
+    "NODE_OPTIONS",
 };
 
 static bool
@@ -67,8 +91,8 @@ env_passes(const struct aisb_policy *p, const char *name)
 }
 
 struct vec {
-	char	**v;
-	size_t	  n;
+	char **v;
+	size_t n;
 };
 
 static size_t
@@ -139,7 +163,10 @@ static int
 env_gate_vars(struct vec *e, const struct aisb_policy *p)
 {
 	static const char *const names[] = {
-		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+	    "HTTP_PROXY",
+	    "HTTPS_PROXY",
+	    "http_proxy",
+	    "https_proxy",
 	};
 	char url[64];
 	size_t i;
@@ -161,7 +188,7 @@ int
 env_build(const struct env_opts *o, char ***ret)
 {
 	const struct aisb_policy *p = o->pol;
-	struct vec e = { 0 };
+	struct vec e = {0};
 	size_t i;
 	int r = 0;
 

@@ -22,19 +22,19 @@
 
 struct env_opts {
 	const struct aisb_policy *pol;
-	char	*const *caller;	/* the caller's environ */
-	char	*const *secrets;	/* "NAME=value", or NULL */
+	char *const *caller; /* the caller's environ */
+	char *const *secrets; /* "NAME=value", or NULL */
 	const char *user;
-	const char *home;	/* HOME inside */
-	const char *pwd;	/* the project target */
+	const char *home; /* HOME inside */
+	const char *pwd; /* the project target */
 	const char *session_id;
 };
 
 /* Build it.  *ret is NULL-terminated; free with env_free.  0 or -errno. */
-int	env_build(const struct env_opts *o, char ***ret);
-void	env_free(char **v);
+int env_build(const struct env_opts *o, char ***ret);
+void env_free(char **v);
 
 /* Would the caller's variable `name` pass env.pass? */
-bool	env_passes(const struct aisb_policy *p, const char *name);
+bool env_passes(const struct aisb_policy *p, const char *name);
 
 #endif

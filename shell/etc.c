@@ -20,18 +20,18 @@ field(const char *s, char *buf, size_t n, unsigned id)
 }
 
 char *
-etc_passwd(const char *user, uid_t uid, gid_t gid, const char *home,
-    const char *shell)
+etc_passwd(
+    const char *user, uid_t uid, gid_t gid, const char *home, const char *shell)
 {
 	char b[3][32], *out;
 
 	if (asprintf(&out,
-	    "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-	    "%s:x:%u:%u:%s:%s:%s\n"
-	    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-	    field(user, b[0], sizeof(b[0]), (unsigned)uid), (unsigned)uid,
-	    (unsigned)gid, field(user, b[1], sizeof(b[1]), (unsigned)uid),
-	    field(home, b[2], sizeof(b[2]), 0), shell) < 0)
+	        "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+	        "%s:x:%u:%u:%s:%s:%s\n"
+	        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+	        field(user, b[0], sizeof(b[0]), (unsigned)uid), (unsigned)uid,
+	        (unsigned)gid, field(user, b[1], sizeof(b[1]), (unsigned)uid),
+	        field(home, b[2], sizeof(b[2]), 0), shell) < 0)
 		return NULL;
 	return out;
 }
@@ -47,7 +47,7 @@ etc_group(const char *group, gid_t gid)
 		return out;
 	}
 	if (asprintf(&out, "root:x:0:\n%s:x:%u:\nnogroup:x:65534:\n",
-	    field(group, b, sizeof(b), (unsigned)gid), (unsigned)gid) < 0)
+	        field(group, b, sizeof(b), (unsigned)gid), (unsigned)gid) < 0)
 		return NULL;
 	return out;
 }
@@ -58,9 +58,10 @@ etc_hosts(const char *hostname)
 	char *out;
 
 	if (asprintf(&out,
-	    "127.0.0.1\tlocalhost\n"
-	    "127.0.1.1\t%s\n"
-	    "::1\tlocalhost ip6-localhost ip6-loopback\n", hostname) < 0)
+	        "127.0.0.1\tlocalhost\n"
+	        "127.0.1.1\t%s\n"
+	        "::1\tlocalhost ip6-localhost ip6-loopback\n",
+	        hostname) < 0)
 		return NULL;
 	return out;
 }

@@ -9,14 +9,14 @@
 #include <sys/types.h>
 
 /* root, the agent (home and shell as seen inside), nobody. */
-char	*etc_passwd(const char *user, uid_t uid, gid_t gid, const char *home,
-	    const char *shell);
+char *etc_passwd(const char *user, uid_t uid, gid_t gid, const char *home,
+    const char *shell);
 /* root, the agent's primary group, nogroup. */
-char	*etc_group(const char *group, gid_t gid);
-char	*etc_hosts(const char *hostname);
-char	*etc_hostname(const char *hostname);
+char *etc_group(const char *group, gid_t gid);
+char *etc_hosts(const char *hostname);
+char *etc_hostname(const char *hostname);
 /* Gated: the gate's DNS stub on 127.0.0.1.  None: the same address,
  * where nothing listens, so a lookup fails at once. */
-char	*etc_resolv(bool gated);
+char *etc_resolv(bool gated);
 
 #endif

@@ -10,8 +10,8 @@
 #include "form.h"
 
 int
-form_build(bool login, int argc, char **argv, const char *shell,
-    struct form *ret)
+form_build(
+    bool login, int argc, char **argv, const char *shell, struct form *ret)
 {
 	const char *base = strrchr(shell, '/');
 	bool cmd = false, in = false, script = false, lflag = false;
@@ -50,8 +50,10 @@ form_build(bool login, int argc, char **argv, const char *shell,
 		v[i + 1] = argv[i];
 	ret->argv = v;
 	ret->login = login || lflag;
-	ret->mode = cmd ? "command" : script ? "script" : in ? "stdin" :
-	    "shell";
+	ret->mode = cmd ? "command"
+	    : script    ? "script"
+	    : in        ? "stdin"
+	                : "shell";
 	return 0;
 }
 

@@ -15,17 +15,17 @@
 #include <stdbool.h>
 
 struct form {
-	char	**argv;		/* NULL-terminated; argv[0] malloc'd */
-	const char *mode;	/* "command", "script", "stdin", "shell" */
-	bool	 login;
+	char **argv; /* NULL-terminated; argv[0] malloc'd */
+	const char *mode; /* "command", "script", "stdin", "shell" */
+	bool login;
 };
 
 /*
  * Build the inner argv for shell from the caller's form (argc/argv are
  * the words after aisb-shell's own "--" options).  0 or -errno.
  */
-int	form_build(bool login, int argc, char **argv, const char *shell,
-	    struct form *ret);
-void	form_free(struct form *f);
+int form_build(
+    bool login, int argc, char **argv, const char *shell, struct form *ret);
+void form_free(struct form *f);
 
 #endif

@@ -32,18 +32,18 @@
 #define STATX_MNT_ID 0x00001000U
 #endif
 
-#define ATTR_RO	(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
-#define ATTR_RW	(MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+#define ATTR_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+#define ATTR_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 #define MAX_SEAL 256
-#define SKEL	".aisb"		/* scratch dir in the skeleton, removed */
+#define SKEL ".aisb" /* scratch dir in the skeleton, removed */
 
 struct mctx {
 	const struct mount_opts *o;
 	const struct aisb_policy *p;
-	int	 rfd;		/* the skeleton root (a mount fd) */
-	int	 seal[MAX_SEAL];	/* tmpfs mounts made read-only at the end */
-	size_t	 nseal;
-	char	 root[4096];	/* filesystem.root without trailing '/' */
+	int rfd; /* the skeleton root (a mount fd) */
+	int seal[MAX_SEAL]; /* tmpfs mounts made read-only at the end */
+	size_t nseal;
+	char root[4096]; /* filesystem.root without trailing '/' */
 };
 
 /* O_PATH fd of an absolute path inside the view, or -errno. */
@@ -51,16 +51,16 @@ static int
 view_open(struct mctx *c, const char *path, int flags, bool follow)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW) |
-		    (uint64_t)flags,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	    .flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW) |
+	        (uint64_t)flags,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd;
 
 	while (*path == '/')
 		path++;
-	fd = (int)syscall(SYS_openat2, c->rfd, *path ? path : ".", &how,
-	    sizeof(how));
+	fd = (int)syscall(
+	    SYS_openat2, c->rfd, *path ? path : ".", &how, sizeof(how));
 	return fd < 0 ? -errno : fd;
 }
 
@@ -71,8 +71,8 @@ view_open(struct mctx *c, const char *path, int flags, bool follow)
  * with EROFS, which the caller reports.
  */
 static int
-view_mkpath(struct mctx *c, const char *path, bool dir, bool follow,
-    int *ret_fd)
+view_mkpath(
+    struct mctx *c, const char *path, bool dir, bool follow, int *ret_fd)
 {
 	_cleanup_free_ char *parent = NULL;
 	_cleanup_close_ int pfd = -1;
@@ -106,8 +106,8 @@ view_mkpath(struct mctx *c, const char *path, bool dir, bool follow,
 		if (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST)
 			return -errno;
 	} else {
-		fd = openat(pfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0644);
+		fd = openat(pfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0 && errno != EEXIST)
 			return -errno;
 		if (fd >= 0)
@@ -122,18 +122,19 @@ view_mkpath(struct mctx *c, const char *path, bool dir, bool follow,
 
 /* A detached copy of dfd/path (path "" = dfd itself) with attr set. */
 static int
-clone_tree(int dfd, const char *path, bool recursive, uint64_t attr,
-    int *ret)
+clone_tree(int dfd, const char *path, bool recursive, uint64_t attr, int *ret)
 {
-	struct mount_attr a = { .attr_set = attr };
+	struct mount_attr a = {.attr_set = attr};
 	_cleanup_close_ int t = -1;
 
-	t = open_tree(dfd, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-	    (recursive ? AT_RECURSIVE : 0) | (*path ? 0 : AT_EMPTY_PATH));
+	t = open_tree(dfd, path,
+	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	        (recursive ? AT_RECURSIVE : 0) | (*path ? 0 : AT_EMPTY_PATH));
 	if (t < 0)
 		return -errno;
-	if (attr && mount_setattr(t, "", AT_EMPTY_PATH |
-	    (recursive ? AT_RECURSIVE : 0), &a, sizeof(a)) < 0)
+	if (attr &&
+	    mount_setattr(t, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
+	        &a, sizeof(a)) < 0)
 		return -errno;
 	*ret = TAKE_FD(t);
 	return 0;
@@ -143,8 +144,9 @@ clone_tree(int dfd, const char *path, bool recursive, uint64_t attr,
 static int
 attach(int tree, int tfd, const char *tpath)
 {
-	if (move_mount(tree, "", tfd, tpath, MOVE_MOUNT_F_EMPTY_PATH |
-	    (*tpath ? 0 : MOVE_MOUNT_T_EMPTY_PATH)) < 0)
+	if (move_mount(tree, "", tfd, tpath,
+	        MOVE_MOUNT_F_EMPTY_PATH |
+	            (*tpath ? 0 : MOVE_MOUNT_T_EMPTY_PATH)) < 0)
 		return -errno;
 	return 0;
 }
@@ -160,8 +162,9 @@ fs_new(const char *type, const char *const *opts, uint64_t attr, int *ret)
 	if (fs < 0)
 		return -errno;
 	for (; opts && opts[0]; opts += 2)
-		if (fsconfig(fs, opts[1] ? FSCONFIG_SET_STRING :
-		    FSCONFIG_SET_FLAG, opts[0], opts[1], 0) < 0)
+		if (fsconfig(fs,
+		        opts[1] ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG,
+		        opts[0], opts[1], 0) < 0)
 			return -errno;
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return -errno;
@@ -176,8 +179,8 @@ static int
 tmpfs_new(const char *mode, uint64_t size, uint64_t attr, int *ret)
 {
 	char sz[32];
-	const char *opts[] = { "mode", mode, size ? "size" : NULL, sz,
-	    NULL, NULL };
+	const char *opts[] = {
+	    "mode", mode, size ? "size" : NULL, sz, NULL, NULL};
 
 	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
 	return fs_new("tmpfs", opts, attr, ret);
@@ -286,12 +289,12 @@ populate_root(struct mctx *c)
 		}
 		if (S_ISLNK(st.st_mode)) {
 			char target[4096];
-			ssize_t k = readlinkat(dfd, n, target,
-			    sizeof(target) - 1);
+			ssize_t k =
+			    readlinkat(dfd, n, target, sizeof(target) - 1);
 
 			if (k < 0) {
-				r = log_errno(-errno, "readlink %s/%s: %m",
-				    c->root, n);
+				r = log_errno(
+				    -errno, "readlink %s/%s: %m", c->root, n);
 				break;
 			}
 			target[k] = '\0';
@@ -312,11 +315,11 @@ populate_root(struct mctx *c)
 				close(t);
 			}
 			if (r < 0)
-				r = log_errno(r, "bind %s/%s read-only: %m",
-				    c->root, n);
+				r = log_errno(
+				    r, "bind %s/%s read-only: %m", c->root, n);
 		} else if (S_ISREG(st.st_mode) && !hidden_top(c->p, n)) {
-			t = openat(c->rfd, n, O_WRONLY | O_CREAT | O_EXCL |
-			    O_CLOEXEC, 0644);
+			t = openat(c->rfd, n,
+			    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 			if (t < 0) {
 				r = log_errno(-errno, "create /%s: %m", n);
 				break;
@@ -328,8 +331,8 @@ populate_root(struct mctx *c)
 				close(t);
 			}
 			if (r < 0)
-				r = log_errno(r, "bind %s/%s read-only: %m",
-				    c->root, n);
+				r = log_errno(
+				    r, "bind %s/%s read-only: %m", c->root, n);
 		}
 	}
 	if (r >= 0 && errno)
@@ -347,8 +350,8 @@ mount_proc_sys(struct mctx *c)
 	    mkdirat(c->rfd, "sys", 0555) < 0)
 		return log_errno(-errno, "mkdir /proc, /sys: %m");
 	/* The proc of init's pid namespace: fsopen runs in it. */
-	r = fs_new("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-	    MOUNT_ATTR_NOEXEC, &m);
+	r = fs_new("proc", NULL,
+	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, &m);
 	if (r >= 0) {
 		r = attach(m, c->rfd, "proc");
 		close(m);
@@ -374,21 +377,28 @@ static int
 mount_dev(struct mctx *c)
 {
 	static const char *const nodes[] = {
-		"null", "zero", "full", "random", "urandom", "tty",
+	    "null",
+	    "zero",
+	    "full",
+	    "random",
+	    "urandom",
+	    "tty",
 	};
 	static const char *const links[][2] = {
-		{ "ptmx", "pts/ptmx" }, { "fd", "/proc/self/fd" },
-		{ "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
-		{ "stderr", "/proc/self/fd/2" },
+	    {"ptmx", "pts/ptmx"},
+	    {"fd", "/proc/self/fd"},
+	    {"stdin", "/proc/self/fd/0"},
+	    {"stdout", "/proc/self/fd/1"},
+	    {"stderr", "/proc/self/fd/2"},
 	};
-	const char *pts_opts[] = { "newinstance", NULL, "ptmxmode", "0666",
-	    "mode", "0620", NULL, NULL };
+	const char *pts_opts[] = {"newinstance", NULL, "ptmxmode", "0666",
+	    "mode", "0620", NULL, NULL};
 	_cleanup_close_ int dev = -1;
 	size_t i;
 	int m, r;
 
-	r = tmpfs_at(c, c->rfd, "dev", "0755", 1 << 20, ATTR_RW |
-	    MOUNT_ATTR_NOEXEC, true, &dev);
+	r = tmpfs_at(c, c->rfd, "dev", "0755", 1 << 20,
+	    ATTR_RW | MOUNT_ATTR_NOEXEC, true, &dev);
 	if (r < 0)
 		return log_errno(r, "mount /dev: %m");
 	for (i = 0; i < ELEMENTSOF(nodes); i++) {
@@ -397,20 +407,22 @@ mount_dev(struct mctx *c)
 		int t, f;
 
 		snprintf(host, sizeof(host), "/dev/%s", nodes[i]);
-		f = openat(dev, nodes[i], O_WRONLY | O_CREAT | O_EXCL |
-		    O_CLOEXEC, 0666);
+		f = openat(dev, nodes[i],
+		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (f < 0)
-			return log_errno(-errno, "create /dev/%s: %m",
-			    nodes[i]);
+			return log_errno(
+			    -errno, "create /dev/%s: %m", nodes[i]);
 		close(f);
-		r = clone_tree(AT_FDCWD, host, false, MOUNT_ATTR_NOSUID |
-		    MOUNT_ATTR_NOEXEC, &t);
+		r = clone_tree(AT_FDCWD, host, false,
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, &t);
 		if (r < 0)
 			return log_errno(r, "bind %s: %m", host);
 		if (fstat(t, &st) < 0 || !S_ISCHR(st.st_mode)) {
 			close(t);
-			return log_errno(-ENODEV, "%s is not a character "
-			    "device", host);
+			return log_errno(-ENODEV,
+			    "%s is not a character "
+			    "device",
+			    host);
 		}
 		r = attach(t, dev, nodes[i]);
 		close(t);
@@ -419,8 +431,8 @@ mount_dev(struct mctx *c)
 	}
 	if (mkdirat(dev, "pts", 0755) < 0)
 		return log_errno(-errno, "mkdir /dev/pts: %m");
-	r = fs_new("devpts", pts_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-	    &m);
+	r = fs_new(
+	    "devpts", pts_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, &m);
 	if (r >= 0) {
 		r = attach(m, dev, "pts");
 		close(m);
@@ -429,10 +441,10 @@ mount_dev(struct mctx *c)
 		return log_errno(r, "mount devpts: %m");
 	for (i = 0; i < ELEMENTSOF(links); i++)
 		if (symlinkat(links[i][1], dev, links[i][0]) < 0)
-			return log_errno(-errno, "symlink /dev/%s: %m",
-			    links[i][0]);
-	r = tmpfs_at(c, dev, "shm", "1777", c->p->fs.tmp_size, ATTR_RW,
-	    false, NULL);
+			return log_errno(
+			    -errno, "symlink /dev/%s: %m", links[i][0]);
+	r = tmpfs_at(
+	    c, dev, "shm", "1777", c->p->fs.tmp_size, ATTR_RW, false, NULL);
 	if (r < 0)
 		return log_errno(r, "mount /dev/shm: %m");
 	return 0;
@@ -461,8 +473,8 @@ hide_one(struct mctx *c, const char *vpath)
 		if (r >= 0)
 			close(t);
 	} else {
-		r = clone_tree(c->rfd, SKEL "/empty", false, ATTR_RO |
-		    MOUNT_ATTR_NOEXEC, &t);
+		r = clone_tree(c->rfd, SKEL "/empty", false,
+		    ATTR_RO | MOUNT_ATTR_NOEXEC, &t);
 		if (r >= 0) {
 			r = attach(t, fd, "");
 			close(t);
@@ -485,8 +497,10 @@ hide_all(struct mctx *c)
 		glob_t g;
 
 		if (h[0] != '/')
-			return log_errno(-SESSION_EPOLICY, "filesystem.hide: "
-			    "%s is not absolute", h);
+			return log_errno(-SESSION_EPOLICY,
+			    "filesystem.hide: "
+			    "%s is not absolute",
+			    h);
 		if (!is_glob(h)) {
 			const char *s = h + 1 + strcspn(h + 1, "/");
 
@@ -515,8 +529,7 @@ hide_all(struct mctx *c)
 
 /* Write content into the skeleton and bind it read-only at vpath. */
 static int
-gen_file(struct mctx *c, const char *vpath, const char *content,
-    bool required)
+gen_file(struct mctx *c, const char *vpath, const char *content, bool required)
 {
 	char skel[64];
 	const char *base = strrchr(vpath, '/') + 1;
@@ -525,8 +538,8 @@ gen_file(struct mctx *c, const char *vpath, const char *content,
 	int t, r;
 
 	snprintf(skel, sizeof(skel), SKEL "/%s", base);
-	fd = openat(c->rfd, skel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-	    0644);
+	fd =
+	    openat(c->rfd, skel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, content, n) != (ssize_t)n)
 		return log_errno(-errno, "write %s: %m", skel);
 	r = view_mkpath(c, vpath, false, false, &tfd);
@@ -535,8 +548,10 @@ gen_file(struct mctx *c, const char *vpath, const char *content,
 			log_debug("%s: %s, ignoring", vpath, strerror(-r));
 			return 0;
 		}
-		return log_errno(-SESSION_EPOLICY, "filesystem.root has no "
-		    "usable %s (%s)", vpath, strerror(-r));
+		return log_errno(-SESSION_EPOLICY,
+		    "filesystem.root has no "
+		    "usable %s (%s)",
+		    vpath, strerror(-r));
 	}
 	r = clone_tree(c->rfd, skel, false, ATTR_RO | MOUNT_ATTR_NOEXEC, &t);
 	if (r >= 0) {
@@ -573,9 +588,10 @@ mount_home(struct mctx *c)
 
 	r = view_mkpath(c, c->o->home_in, true, true, &tfd);
 	if (r < 0)
-		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r, "cannot "
-		    "make the home mount point %s inside: %s", c->o->home_in,
-		    strerror(-r));
+		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,
+		    "cannot "
+		    "make the home mount point %s inside: %s",
+		    c->o->home_in, strerror(-r));
 	if (p->home.tmpfs || !p->home.path) {
 		r = tmpfs_new("0700", p->fs.tmp_size, ATTR_RW, &t);
 		if (r >= 0) {
@@ -588,21 +604,25 @@ mount_home(struct mctx *c)
 	}
 	hfd = open(p->home.path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (hfd < 0)
-		return log_errno(-SESSION_EPOLICY, "home.path %s: %s; create "
+		return log_errno(-SESSION_EPOLICY,
+		    "home.path %s: %s; create "
 		    "it as a directory owned by the agent (mode 0700)",
 		    p->home.path, strerror(errno));
 	if (fstat(hfd, &st) < 0)
 		return log_errno(-errno, "home.path %s: %m", p->home.path);
 	if (st.st_uid != c->o->uid)
-		return log_errno(-SESSION_EPOLICY, "home.path %s must be owned "
-		    "by the agent (uid %u), not uid %u", p->home.path,
-		    (unsigned)c->o->uid, (unsigned)st.st_uid);
+		return log_errno(-SESSION_EPOLICY,
+		    "home.path %s must be owned "
+		    "by the agent (uid %u), not uid %u",
+		    p->home.path, (unsigned)c->o->uid, (unsigned)st.st_uid);
 	/* The real home holds .ssh/authorized_keys: never inside. */
 	if (c->o->home_host && stat(c->o->home_host, &real) == 0 &&
 	    real.st_dev == st.st_dev && real.st_ino == st.st_ino)
-		return log_errno(-SESSION_EPOLICY, "home.path %s is the "
+		return log_errno(-SESSION_EPOLICY,
+		    "home.path %s is the "
 		    "agent's passwd home; use a separate directory (default "
-		    "/var/lib/aisb/home/%%u) or \"tmpfs\"", p->home.path);
+		    "/var/lib/aisb/home/%%u) or \"tmpfs\"",
+		    p->home.path);
 	r = clone_tree(hfd, "", true, ATTR_RW, &t);
 	if (r >= 0) {
 		r = attach(t, tfd, "");
@@ -669,8 +689,10 @@ protect_one(int pfd, const char *rel)
 	int t, r;
 
 	if (!mount_protect_valid(rel))
-		return log_errno(-SESSION_EPOLICY, "project.protect: '%s' must "
-		    "be relative without \".\" or \"..\"", rel);
+		return log_errno(-SESSION_EPOLICY,
+		    "project.protect: '%s' must "
+		    "be relative without \".\" or \"..\"",
+		    rel);
 	copy = strdup(rel);
 	cur = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
 	if (!copy || cur < 0)
@@ -696,12 +718,13 @@ protect_one(int pfd, const char *rel)
 			fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		}
 		if (fd < 0 || fstat(fd, &st) < 0)
-			return log_errno(-errno, "project.protect %s: %m",
-			    rel);
+			return log_errno(-errno, "project.protect %s: %m", rel);
 		if (S_ISLNK(st.st_mode))
-			return log_errno(-SESSION_EPOLICY, "project.protect %s: "
+			return log_errno(-SESSION_EPOLICY,
+			    "project.protect %s: "
 			    "%s in the project is a symlink; refusing (remove "
-			    "it, or drop the entry)", rel, comp);
+			    "it, or drop the entry)",
+			    rel, comp);
 		if (!next) {
 			r = clone_tree(fd, "", true, ATTR_RO, &t);
 			if (r >= 0) {
@@ -709,14 +732,15 @@ protect_one(int pfd, const char *rel)
 				close(t);
 			}
 			if (r < 0)
-				return log_errno(r, "project.protect %s: %m",
-				    rel);
+				return log_errno(
+				    r, "project.protect %s: %m", rel);
 			return 0;
 		}
 		if (!S_ISDIR(st.st_mode)) {
 			/* e.g. a worktree's ".git" file: nothing below. */
 			log_debug("project.protect %s: %s is not a directory, "
-			    "ignoring", rel, comp);
+			          "ignoring",
+			    rel, comp);
 			return 0;
 		}
 		if (mnt_id(fd) == mnt_id(cur)) {
@@ -726,15 +750,19 @@ protect_one(int pfd, const char *rel)
 				close(t);
 			}
 			if (r < 0)
-				return log_errno(r, "project.protect %s: pin "
-				    "%s: %m", rel, comp);
+				return log_errno(r,
+				    "project.protect %s: pin "
+				    "%s: %m",
+				    rel, comp);
 			close(fd);
 			/* Reopen: now the root of the new mount. */
-			fd = openat(cur, comp, O_PATH | O_NOFOLLOW |
-			    O_DIRECTORY | O_CLOEXEC);
+			fd = openat(cur, comp,
+			    O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0)
-				return log_errno(-errno, "project.protect "
-				    "%s: %m", rel);
+				return log_errno(-errno,
+				    "project.protect "
+				    "%s: %m",
+				    rel);
 		}
 		close(cur);
 		cur = TAKE_FD(fd);
@@ -753,10 +781,12 @@ mount_project(struct mctx *c)
 
 	r = view_mkpath(c, target, true, true, &tfd);
 	if (r < 0)
-		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r, "cannot "
-		    "make project.target %s inside: %s", target, strerror(-r));
-	r = clone_tree(c->o->project_fd, "", true, p->project.readonly ?
-	    ATTR_RO : ATTR_RW, &t);
+		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,
+		    "cannot "
+		    "make project.target %s inside: %s",
+		    target, strerror(-r));
+	r = clone_tree(c->o->project_fd, "", true,
+	    p->project.readonly ? ATTR_RO : ATTR_RW, &t);
 	if (r >= 0) {
 		r = attach(t, tfd, "");
 		close(t);
@@ -794,17 +824,20 @@ bind_extra(struct mctx *c, const char *spec, bool ro)
 		*colon = '\0';
 	dst = colon ? colon + 1 : src;
 	if (src[0] != '/' || dst[0] != '/')
-		return log_errno(-SESSION_EPOLICY, "%s: '%s' must be PATH or "
-		    "SRC:DST, absolute", key, spec);
+		return log_errno(-SESSION_EPOLICY,
+		    "%s: '%s' must be PATH or "
+		    "SRC:DST, absolute",
+		    key, spec);
 	sfd = open(src, O_PATH | O_CLOEXEC);
 	if (sfd < 0 || fstat(sfd, &st) < 0)
-		return log_errno(-SESSION_EPOLICY, "%s: %s: %s", key, src,
-		    strerror(errno));
+		return log_errno(
+		    -SESSION_EPOLICY, "%s: %s: %s", key, src, strerror(errno));
 	r = view_mkpath(c, dst, S_ISDIR(st.st_mode), true, &tfd);
 	if (r < 0)
-		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r, "%s: "
-		    "cannot make the mount point %s inside: %s", key, dst,
-		    strerror(-r));
+		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,
+		    "%s: "
+		    "cannot make the mount point %s inside: %s",
+		    key, dst, strerror(-r));
 	r = clone_tree(sfd, "", true, ro ? ATTR_RO : ATTR_RW, &t);
 	if (r >= 0) {
 		r = attach(t, tfd, "");
@@ -832,9 +865,10 @@ bind_extras(struct mctx *c, const char *spec, bool ro)
 		return log_errno(-ENOMEM, "glob %s: %m", spec);
 	}
 	for (j = 0, r = 0; r >= 0 && j < g.gl_pathc; j++)
-		r = strchr(g.gl_pathv[j], ':') ? log_errno(-SESSION_EPOLICY,
-		    "%s matches %s, which has a ':'", spec, g.gl_pathv[j]) :
-		    bind_extra(c, g.gl_pathv[j], ro);
+		r = strchr(g.gl_pathv[j], ':')
+		    ? log_errno(-SESSION_EPOLICY,
+		          "%s matches %s, which has a ':'", spec, g.gl_pathv[j])
+		    : bind_extra(c, g.gl_pathv[j], ro);
 	globfree(&g);
 	return r;
 }
@@ -842,9 +876,14 @@ bind_extras(struct mctx *c, const char *spec, bool ro)
 static int
 seal_all(struct mctx *c)
 {
-	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+	struct mount_attr a = {.attr_set = MOUNT_ATTR_RDONLY};
 	static const char *const scratch[] = {
-		"empty", "passwd", "group", "hostname", "hosts", "resolv.conf",
+	    "empty",
+	    "passwd",
+	    "group",
+	    "hostname",
+	    "hosts",
+	    "resolv.conf",
 	};
 	char path[64];
 	size_t i;
@@ -857,8 +896,8 @@ seal_all(struct mctx *c)
 	if (unlinkat(c->rfd, SKEL, AT_REMOVEDIR) < 0)
 		return log_errno(-errno, "rmdir %s: %m", SKEL);
 	for (i = 0; i < c->nseal; i++)
-		if (mount_setattr(c->seal[i], "", AT_EMPTY_PATH, &a,
-		    sizeof(a)) < 0)
+		if (mount_setattr(
+		        c->seal[i], "", AT_EMPTY_PATH, &a, sizeof(a)) < 0)
 			return log_errno(-errno, "make a tmpfs read-only: %m");
 	if (mount_setattr(c->rfd, "", AT_EMPTY_PATH, &a, sizeof(a)) < 0)
 		return log_errno(-errno, "make / read-only: %m");
@@ -884,7 +923,7 @@ enter(struct mctx *c)
 int
 mount_setup(const struct mount_opts *o)
 {
-	struct mctx c = { .o = o, .p = o->pol, .rfd = -1 };
+	struct mctx c = {.o = o, .p = o->pol, .rfd = -1};
 	size_t i;
 	int r, f;
 
@@ -904,8 +943,8 @@ mount_setup(const struct mount_opts *o)
 		goto out;
 	}
 	if (mkdirat(c.rfd, SKEL, 0700) < 0 ||
-	    (f = openat(c.rfd, SKEL "/empty", O_WRONLY | O_CREAT | O_EXCL |
-	    O_CLOEXEC, 0)) < 0) {
+	    (f = openat(c.rfd, SKEL "/empty",
+	         O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) < 0) {
 		r = log_errno(-errno, "skeleton: %m");
 		goto out;
 	}
@@ -918,8 +957,7 @@ mount_setup(const struct mount_opts *o)
 		log_errno(r, "skeleton: %m");
 		goto out;
 	}
-	if ((r = populate_root(&c)) < 0 ||
-	    (r = mount_proc_sys(&c)) < 0 ||
+	if ((r = populate_root(&c)) < 0 || (r = mount_proc_sys(&c)) < 0 ||
 	    (r = mount_dev(&c)) < 0)
 		goto out;
 	r = tmpfs_at(&c, c.rfd, "tmp", "1777", o->pol->fs.tmp_size, ATTR_RW,
@@ -932,9 +970,9 @@ mount_setup(const struct mount_opts *o)
 	 * lies, not only under the default hidden /home. */
 	if ((r = hide_all(&c)) < 0 ||
 	    (o->home_host && strcmp(o->home_host, "/") != 0 &&
-	    o->home_host[0] == '/' && (r = hide_one(&c, o->home_host)) < 0) ||
-	    (r = gen_etc(&c)) < 0 ||
-	    (r = mount_home(&c)) < 0 ||
+	        o->home_host[0] == '/' &&
+	        (r = hide_one(&c, o->home_host)) < 0) ||
+	    (r = gen_etc(&c)) < 0 || (r = mount_home(&c)) < 0 ||
 	    (r = mount_project(&c)) < 0)
 		goto out;
 	for (i = 0; r >= 0 && i < o->pol->fs.readonly.n; i++)

@@ -38,18 +38,18 @@
 
 struct mount_opts {
 	const struct aisb_policy *pol;
-	int	 project_fd;	/* O_PATH, from project_open() in init */
-	uid_t	 uid;
-	const char *home_in;	/* the agent's home inside */
-	const char *home_host;	/* passwd home on the host (never shown) */
+	int project_fd; /* O_PATH, from project_open() in init */
+	uid_t uid;
+	const char *home_in; /* the agent's home inside */
+	const char *home_host; /* passwd home on the host (never shown) */
 	const char *passwd, *group, *hosts, *hostname, *resolv;
 };
 
 /* Build the view and enter it.  0 or -errno (logged; -SESSION_EPOLICY
  * for a policy problem). */
-int	mount_setup(const struct mount_opts *o);
+int mount_setup(const struct mount_opts *o);
 
 /* Check a project.protect entry: relative, no "." or ".." components. */
-bool	mount_protect_valid(const char *rel);
+bool mount_protect_valid(const char *rel);
 
 #endif

@@ -19,8 +19,9 @@
 #include "ns.h"
 #include "util.h"
 
-#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | \
-	CLONE_NEWIPC | CLONE_NEWUTS)
+#define NS_FLAGS                                                               \
+	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |           \
+	    CLONE_NEWIPC | CLONE_NEWUTS)
 
 enum { MSG_READY = 'R', MSG_GO = 'G' };
 
@@ -48,7 +49,8 @@ ns_spawn(int (*fn)(void *, int), void *arg, pid_t *ret_pid, int *ret_sync)
 		close(sp[0]);
 		close(sp[1]);
 		if (r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL)
-			return log_errno(r, "cannot create the sandbox "
+			return log_errno(r,
+			    "cannot create the sandbox "
 			    "namespaces (clone: %m); unprivileged user "
 			    "namespaces must be enabled (sysctl "
 			    "user.max_user_namespaces > 0; on Ubuntu see "
@@ -140,8 +142,8 @@ ns_send(int sync_fd, char tag, int fd)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
-	struct iovec iov = { .iov_base = &tag, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {.iov_base = &tag, .iov_len = 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 
 	if (fd >= 0) {
 		struct cmsghdr *c;
@@ -169,10 +171,12 @@ ns_recv(int sync_fd, char *ret_tag, int *ret_fd)
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
 	char tag;
-	struct iovec iov = { .iov_base = &tag, .iov_len = 1 };
+	struct iovec iov = {.iov_base = &tag, .iov_len = 1};
 	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cm.buf, .msg_controllen = sizeof(cm.buf),
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = cm.buf,
+	    .msg_controllen = sizeof(cm.buf),
 	};
 	struct cmsghdr *c;
 	ssize_t n;

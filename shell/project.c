@@ -52,8 +52,8 @@ sel_set(struct project_sel *s, const char *path, const char *root,
 
 /* Fill s for path when it lies under one of the roots.  1 if so. */
 static int
-sel_under_roots(const struct aisb_policy *p, const char *path,
-    const char *how, struct project_sel *s)
+sel_under_roots(const struct aisb_policy *p, const char *path, const char *how,
+    struct project_sel *s)
 {
 	size_t i;
 
@@ -61,8 +61,8 @@ sel_under_roots(const struct aisb_policy *p, const char *path,
 		const char *rel = under(p->project.roots.v[i], path);
 
 		if (rel) {
-			int r = sel_set(s, path, p->project.roots.v[i], rel,
-			    how);
+			int r =
+			    sel_set(s, path, p->project.roots.v[i], rel, how);
 			return r < 0 ? r : 1;
 		}
 	}
@@ -73,8 +73,8 @@ int
 project_open(const struct project_sel *s, int *ret_fd)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
 	_cleanup_close_ int rootfd = -1;
 	int fd;
@@ -89,8 +89,10 @@ project_open(const struct project_sel *s, int *ret_fd)
 	}
 	rootfd = open(s->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		return log_errno(-SESSION_EPOLICY, "project root %s (%s): "
-		    "%s", s->root, "project.roots", strerror(errno));
+		return log_errno(-SESSION_EPOLICY,
+		    "project root %s (%s): "
+		    "%s",
+		    s->root, "project.roots", strerror(errno));
 	fd = (int)syscall(SYS_openat2, rootfd, s->rel, &how, sizeof(how));
 	if (fd < 0)
 		goto fail;
@@ -100,15 +102,20 @@ fail:
 	switch (errno) {
 	case EXDEV:
 	case ELOOP:
-		return log_errno(-SESSION_EPOLICY, "project %s (%s) leads out "
-		    "of %s through a symlink or \"..\"; refusing", s->path,
-		    s->how, s->root);
+		return log_errno(-SESSION_EPOLICY,
+		    "project %s (%s) leads out "
+		    "of %s through a symlink or \"..\"; refusing",
+		    s->path, s->how, s->root);
 	case ENOENT:
-		return log_errno(-SESSION_EPOLICY, "project %s (%s) does not "
-		    "exist; create it or choose another", s->path, s->how);
+		return log_errno(-SESSION_EPOLICY,
+		    "project %s (%s) does not "
+		    "exist; create it or choose another",
+		    s->path, s->how);
 	case ENOTDIR:
-		return log_errno(-SESSION_EPOLICY, "project %s (%s) is not a "
-		    "directory", s->path, s->how);
+		return log_errno(-SESSION_EPOLICY,
+		    "project %s (%s) is not a "
+		    "directory",
+		    s->path, s->how);
 	case EACCES:
 		return log_errno(-SESSION_EPOLICY, "project %s (%s): %s",
 		    s->path, s->how, strerror(EACCES));
@@ -128,9 +135,8 @@ cwd_path(void)
 	const char *pwd = getenv("PWD");
 	struct stat a, b;
 
-	if (pwd && pwd[0] == '/' && strlen(pwd) < 4096 &&
-	    stat(pwd, &a) == 0 && stat(".", &b) == 0 &&
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+	if (pwd && pwd[0] == '/' && strlen(pwd) < 4096 && stat(pwd, &a) == 0 &&
+	    stat(".", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 		return strdup(pwd);
 	return getcwd(NULL, 0);
 }
@@ -138,7 +144,7 @@ cwd_path(void)
 int
 project_select(const struct aisb_policy *p, struct project_sel *ret)
 {
-	struct project_sel s = { 0 };
+	struct project_sel s = {0};
 	_cleanup_free_ char *cwd = NULL;
 	const char *env = getenv("AISB_PROJECT");
 	_cleanup_close_ int fd = -1;
@@ -146,14 +152,17 @@ project_select(const struct aisb_policy *p, struct project_sel *ret)
 
 	if (env && *env) {
 		if (env[0] != '/' || strlen(env) >= 4096)
-			return log_errno(-SESSION_EPOLICY, "AISB_PROJECT must be "
+			return log_errno(-SESSION_EPOLICY,
+			    "AISB_PROJECT must be "
 			    "an absolute path");
 		r = sel_under_roots(p, env, "AISB_PROJECT", &s);
 		if (r < 0)
 			return r;
 		if (r == 0)
-			return log_errno(-SESSION_EPOLICY, "AISB_PROJECT=%s is "
-			    "not under any of project.roots; refusing", env);
+			return log_errno(-SESSION_EPOLICY,
+			    "AISB_PROJECT=%s is "
+			    "not under any of project.roots; refusing",
+			    env);
 	} else {
 		cwd = cwd_path();
 		r = cwd ? sel_under_roots(p, cwd, "cwd", &s) : 0;
@@ -163,7 +172,8 @@ project_select(const struct aisb_policy *p, struct project_sel *ret)
 			const char *d = p->project.path;
 
 			if (!d || !*d)
-				return log_errno(-SESSION_EPOLICY, "no project: "
+				return log_errno(-SESSION_EPOLICY,
+				    "no project: "
 				    "project.path is empty");
 			r = sel_under_roots(p, d, "project.path", &s);
 			if (r == 0)

@@ -23,28 +23,34 @@ read_one(const struct aisb_secret *s, uid_t uid, char **ret)
 	char *buf;
 	ssize_t n;
 
-	fd = open(s->file, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
-	    O_CLOEXEC);
+	fd = open(
+	    s->file, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return log_errno(-SESSION_EPOLICY, "env.secret %s: %s: %s",
 		    s->name, s->file, strerror(errno));
 	if (fstat(fd, &st) < 0)
-		return log_errno(-errno, "env.secret %s: %s: %m", s->name,
-		    s->file);
+		return log_errno(
+		    -errno, "env.secret %s: %s: %m", s->name, s->file);
 	if (!S_ISREG(st.st_mode))
-		return log_errno(-SESSION_EPOLICY, "env.secret %s: %s is not "
-		    "a regular file", s->name, s->file);
+		return log_errno(-SESSION_EPOLICY,
+		    "env.secret %s: %s is not "
+		    "a regular file",
+		    s->name, s->file);
 	if (st.st_uid != 0 && st.st_uid != uid)
-		return log_errno(-SESSION_EPOLICY, "env.secret %s: %s must be "
-		    "owned by root or the agent (uid %u)", s->name, s->file,
-		    (unsigned)uid);
+		return log_errno(-SESSION_EPOLICY,
+		    "env.secret %s: %s must be "
+		    "owned by root or the agent (uid %u)",
+		    s->name, s->file, (unsigned)uid);
 	if (st.st_mode & 0007)
-		return log_errno(-SESSION_EPOLICY, "env.secret %s: %s is "
-		    "accessible by other (mode %04o); chmod o= it", s->name,
-		    s->file, (unsigned)(st.st_mode & 07777));
+		return log_errno(-SESSION_EPOLICY,
+		    "env.secret %s: %s is "
+		    "accessible by other (mode %04o); chmod o= it",
+		    s->name, s->file, (unsigned)(st.st_mode & 07777));
 	if (st.st_size > SECRET_MAX)
-		return log_errno(-SESSION_EPOLICY, "env.secret %s: %s is larger "
-		    "than %d bytes", s->name, s->file, SECRET_MAX);
+		return log_errno(-SESSION_EPOLICY,
+		    "env.secret %s: %s is larger "
+		    "than %d bytes",
+		    s->name, s->file, SECRET_MAX);
 	buf = malloc(nlen + 1 + SECRET_MAX + 2);
 	if (!buf)
 		return -ENOMEM;
@@ -59,8 +65,7 @@ read_one(const struct aisb_secret *s, uid_t uid, char **ret)
 			break;
 		len += (size_t)n;
 	}
-	if (n < 0 || len > SECRET_MAX ||
-	    memchr(buf + nlen + 1, '\0', len)) {
+	if (n < 0 || len > SECRET_MAX || memchr(buf + nlen + 1, '\0', len)) {
 		int e = n < 0 ? errno : 0;
 
 		explicit_bzero(buf, nlen + 1 + SECRET_MAX + 2);
@@ -68,8 +73,10 @@ read_one(const struct aisb_secret *s, uid_t uid, char **ret)
 		if (e)
 			return log_errno(-e, "env.secret %s: %s: %s", s->name,
 			    s->file, strerror(e));
-		return log_errno(-SESSION_EPOLICY, "env.secret %s: %s is too "
-		    "large or contains a NUL byte", s->name, s->file);
+		return log_errno(-SESSION_EPOLICY,
+		    "env.secret %s: %s is too "
+		    "large or contains a NUL byte",
+		    s->name, s->file);
 	}
 	if (len > 0 && buf[nlen + len] == '\n')
 		len--;

@@ -9,7 +9,7 @@
 
 #include "policy.h"
 
-#define SECRET_MAX	65536	/* bytes per value */
+#define SECRET_MAX 65536 /* bytes per value */
 
 /*
  * Read every env.secret of p.  The file must be a regular file owned by
@@ -18,9 +18,9 @@
  * *ret is a NULL-terminated vector of "NAME=value" (free it with
  * secret_free).  0, or -SESSION_EPOLICY (logged, names the file).
  */
-int	secret_read(const struct aisb_policy *p, uid_t uid, char ***ret);
+int secret_read(const struct aisb_policy *p, uid_t uid, char ***ret);
 
 /* Wipe and free. */
-void	secret_free(char **v);
+void secret_free(char **v);
 
 #endif

@@ -48,18 +48,18 @@ enum { MSG_TTY = 'T', MSG_NOTTY = 'N' };
 struct session {
 	const struct aisb_args *args;
 	struct aisb_policy *pol;
-	char	 id[SLOG_ID_LEN + 1];
-	char	*user;
-	char	*group;
-	uid_t	 uid;
-	gid_t	 gid;
-	char	*home_host;	/* passwd home (hidden inside) */
-	char	*home_in;	/* home inside */
+	char id[SLOG_ID_LEN + 1];
+	char *user;
+	char *group;
+	uid_t uid;
+	gid_t gid;
+	char *home_host; /* passwd home (hidden inside) */
+	char *home_in; /* home inside */
 	struct project_sel proj;
 	struct form form;
-	char	**envp;
-	bool	 tty;
-	int	 gate_fd;
+	char **envp;
+	bool tty;
+	int gate_fd;
 };
 
 /* ---- init and inner ---------------------------------------------- */
@@ -102,7 +102,7 @@ static int
 init_mounts(struct session *s)
 {
 	_cleanup_free_ char *passwd = NULL, *group = NULL, *hosts = NULL,
-	    *hostname = NULL, *resolv = NULL;
+	                    *hostname = NULL, *resolv = NULL;
 	_cleanup_close_ int pfd = -1;
 	struct mount_opts mo;
 	int r;
@@ -110,8 +110,7 @@ init_mounts(struct session *s)
 	r = project_open(&s->proj, &pfd);
 	if (r < 0)
 		return r;
-	passwd = etc_passwd(s->user, s->uid, s->gid, s->home_in,
-	    s->pol->shell);
+	passwd = etc_passwd(s->user, s->uid, s->gid, s->home_in, s->pol->shell);
 	group = etc_group(s->group, s->gid);
 	hosts = etc_hosts(s->pol->hostname);
 	hostname = etc_hostname(s->pol->hostname);
@@ -119,10 +118,16 @@ init_mounts(struct session *s)
 	if (!passwd || !group || !hosts || !hostname || !resolv)
 		return log_errno(-ENOMEM, "out of memory");
 	mo = (struct mount_opts){
-		.pol = s->pol, .project_fd = pfd, .uid = s->uid,
-		.home_in = s->home_in, .home_host = s->home_host,
-		.passwd = passwd, .group = group, .hosts = hosts,
-		.hostname = hostname, .resolv = resolv,
+	    .pol = s->pol,
+	    .project_fd = pfd,
+	    .uid = s->uid,
+	    .home_in = s->home_in,
+	    .home_host = s->home_host,
+	    .passwd = passwd,
+	    .group = group,
+	    .hosts = hosts,
+	    .hostname = hostname,
+	    .resolv = resolv,
 	};
 	return mount_setup(&mo);
 }
@@ -141,7 +146,7 @@ init_main(void *arg, int sync_fd)
 		return log_errno(-errno, "setsid: %m"), AISB_EX_HOST;
 	r = ns_init_begin(sync_fd, s->uid, s->gid);
 	if (r == -EPIPE)
-		return AISB_EX_HOST;	/* the outer is gone */
+		return AISB_EX_HOST; /* the outer is gone */
 	if (r < 0)
 		return AISB_EX_HOST;
 	/*
@@ -187,7 +192,7 @@ init_main(void *arg, int sync_fd)
 		inner_main(s, slave);
 	if (slave >= 0)
 		close(slave);
-	env_free(s->envp);	/* wiped: it may hold secrets */
+	env_free(s->envp); /* wiped: it may hold secrets */
 	s->envp = NULL;
 	if (lockdown_init() < 0) {
 		kill(inner, SIGKILL);
@@ -201,11 +206,12 @@ init_main(void *arg, int sync_fd)
 static int
 load_policy(struct session *s, const struct aisb_args *a)
 {
-	struct policy_errs errs = { 0 };
+	struct policy_errs errs = {0};
 	struct policy_opts po = {
-		.user = s->user, .home = s->home_host,
-		/* A session trusts root-owned policy only, --config too. */
-		.trusted_uid = (uid_t)-1,
+	    .user = s->user,
+	    .home = s->home_host,
+	    /* A session trusts root-owned policy only, --config too. */
+	    .trusted_uid = (uid_t)-1,
 	};
 	_cleanup_free_ char *udir = NULL;
 	size_t i;
@@ -220,7 +226,7 @@ load_policy(struct session *s, const struct aisb_args *a)
 			return AISB_EX_CONFIG;
 		}
 		if (asprintf(&udir, "%.*s/users.d", (int)(slash - a->config),
-		    a->config) < 0)
+		        a->config) < 0)
 			return AISB_EX_HOST;
 		po.conf_path = a->config;
 		po.users_dir = udir;
@@ -317,7 +323,8 @@ session_run(struct session *s, const struct aisb_args *a)
 	s->uid = getuid();
 	s->gid = getgid();
 	if (s->uid == 0 || geteuid() == 0) {
-		log_err("aisb-shell does not run sessions as root (uid 0): it "
+		log_err(
+		    "aisb-shell does not run sessions as root (uid 0): it "
 		    "is the login shell of agent accounts; use --print-policy "
 		    "or --doctor as root");
 		return AISB_EX_CONFIG;
@@ -336,16 +343,20 @@ session_run(struct session *s, const struct aisb_args *a)
 		log_errno(r, "getrandom: %m");
 		return AISB_EX_HOST;
 	}
-	if ((r = form_build(a->login, a->argc, a->argv, s->pol->shell,
-	    &s->form)) < 0 ||
+	if ((r = form_build(
+	         a->login, a->argc, a->argv, s->pol->shell, &s->form)) < 0 ||
 	    (r = project_select(s->pol, &s->proj)) < 0 ||
 	    (r = secret_read(s->pol, s->uid, &secrets)) < 0)
 		return session_exit_code(r);
 	{
 		struct env_opts eo = {
-			.pol = s->pol, .caller = environ, .secrets = secrets,
-			.user = s->user, .home = s->home_in,
-			.pwd = s->pol->project.target, .session_id = s->id,
+		    .pol = s->pol,
+		    .caller = environ,
+		    .secrets = secrets,
+		    .user = s->user,
+		    .home = s->home_in,
+		    .pwd = s->pol->project.target,
+		    .session_id = s->id,
 		};
 
 		r = env_build(&eo, &s->envp);
@@ -362,12 +373,16 @@ session_run(struct session *s, const struct aisb_args *a)
 		return AISB_EX_HOST;
 	}
 	slog_start(&(struct slog_start){
-		.id = s->id, .user = s->user, .uid = s->uid,
-		.project = s->proj.path, .how = s->proj.how,
-		.policy_hash = s->pol->hash, .mode = s->form.mode,
+	    .id = s->id,
+	    .user = s->user,
+	    .uid = s->uid,
+	    .project = s->proj.path,
+	    .how = s->proj.how,
+	    .policy_hash = s->pol->hash,
+	    .mode = s->form.mode,
 	});
 	r = ns_spawn(init_main, s, &init, &sync_fd);
-	env_free(s->envp);	/* init has its copy; this one may hold secrets */
+	env_free(s->envp); /* init has its copy; this one may hold secrets */
 	s->envp = NULL;
 	if (s->gate_fd >= 0)
 		close(s->gate_fd);
@@ -392,8 +407,8 @@ session_run(struct session *s, const struct aisb_args *a)
 		status = reap_failed_init(init);
 		goto done;
 	}
-	status = pty_outer_wait(init, master, s->pol->limits.timeout,
-	    &timed_out);
+	status =
+	    pty_outer_wait(init, master, s->pol->limits.timeout, &timed_out);
 	if (master >= 0)
 		close(master);
 	if (timed_out)
@@ -426,7 +441,7 @@ session_free(struct session *s)
 int
 session_main(const struct aisb_args *a)
 {
-	struct session s = { .args = a, .gate_fd = -1 };
+	struct session s = {.args = a, .gate_fd = -1};
 	int status;
 
 	status = session_run(&s, a);

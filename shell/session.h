@@ -15,7 +15,7 @@
  * session then exits AISB_EX_CONFIG.  Every other -errno is a host
  * failure (AISB_EX_HOST).  The helper has already logged one line.
  */
-#define SESSION_EPOLICY	EKEYREJECTED
+#define SESSION_EPOLICY EKEYREJECTED
 
 static inline int
 session_exit_code(int r)

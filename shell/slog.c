@@ -48,8 +48,9 @@ printable(char *dst, size_t n, const char *src)
 	for (i = 0; src && src[i] && i + 1 < n; i++) {
 		unsigned char c = (unsigned char)src[i];
 
-		dst[i] = c < 0x20 || c >= 0x7f || c == '\'' || c == '\\' ?
-		    '?' : (char)c;
+		dst[i] = c < 0x20 || c >= 0x7f || c == '\'' || c == '\\'
+		    ? '?'
+		    : (char)c;
 	}
 	dst[i] = '\0';
 }
@@ -66,12 +67,11 @@ slog_start(const struct slog_start *s)
 		/* "client_ip client_port server_ip server_port" */
 		char tmp[128], *sp;
 
-		sanitize(tmp, sizeof(tmp), conn,
-		    "0123456789abcdefABCDEF.:% ");
+		sanitize(tmp, sizeof(tmp), conn, "0123456789abcdefABCDEF.:% ");
 		sp = strchr(tmp, ' ');
 		if (sp && (sp = strchr(sp + 1, ' ')))
 			*sp = '\0';
-		for (sp = tmp; (sp = strchr(sp, ' ')); )
+		for (sp = tmp; (sp = strchr(sp, ' '));)
 			*sp = ':';
 		snprintf(peer, sizeof(peer), "%s", tmp);
 	}
@@ -79,15 +79,15 @@ slog_start(const struct slog_start *s)
 		sanitize(ttyb, sizeof(ttyb), tty,
 		    "abcdefghijklmnopqrstuvwxyz0123456789/");
 	printable(proj, sizeof(proj), s->project);
-	log_record(LOG_INFO, "session start id=%s user=%s uid=%u project='%s' "
-	    "(%s) policy=%.16s peer=%s tty=%s form=%s", s->id, s->user,
-	    (unsigned)s->uid, proj, s->how, s->policy_hash, peer, ttyb,
-	    s->mode);
+	log_record(LOG_INFO,
+	    "session start id=%s user=%s uid=%u project='%s' "
+	    "(%s) policy=%.16s peer=%s tty=%s form=%s",
+	    s->id, s->user, (unsigned)s->uid, proj, s->how, s->policy_hash,
+	    peer, ttyb, s->mode);
 }
 
 void
-slog_end(const char *id, int status, double seconds, bool timed_out,
-    bool oom)
+slog_end(const char *id, int status, double seconds, bool timed_out, bool oom)
 {
 	log_record(LOG_INFO, "session end id=%s status=%d duration=%.3fs%s%s",
 	    id, status, seconds, timed_out ? " timed-out" : "",

@@ -38,10 +38,10 @@ get(char **env, const char *name)
 TEST(form)
 {
 	struct form f;
-	char *c[] = { "-c", "echo hi", "zero", "one" };
-	char *s[] = { "script.sh", "a" };
-	char *l[] = { "-l" };
-	char *lc[] = { "-lc", "true" };
+	char *c[] = {"-c", "echo hi", "zero", "one"};
+	char *s[] = {"script.sh", "a"};
+	char *l[] = {"-l"};
+	char *lc[] = {"-lc", "true"};
 
 	is_int(form_build(false, 4, c, "/bin/bash", &f), 0, "-c form builds");
 	is_str(f.argv[0], "bash", "argv[0] is the shell's base name");
@@ -68,18 +68,22 @@ TEST(form)
 
 TEST(env)
 {
-	char *pass[] = { "TERM", "LC_*", "LD_LIBRARY_PATH", "X*" };
-	char *set[] = { "PATH=/opt/bin", "FOO=bar" };
-	struct aisb_policy p = { 0 };
-	char *caller[] = { "TERM=xterm", "LC_ALL=C", "LD_PRELOAD=/x.so",
+	char *pass[] = {"TERM", "LC_*", "LD_LIBRARY_PATH", "X*"};
+	char *set[] = {"PATH=/opt/bin", "FOO=bar"};
+	struct aisb_policy p = {0};
+	char *caller[] = {"TERM=xterm", "LC_ALL=C", "LD_PRELOAD=/x.so",
 	    "LD_LIBRARY_PATH=/l", "SECRETISH=1", "HOME=/evil", "XA=1",
 	    "XDG_RUNTIME_DIR=/run/user/1", "AISB_SESSION=forged", "FOO=caller",
-	    "noequals", NULL };
-	char *secrets[] = { "TOKEN=s3cret", NULL };
+	    "noequals", NULL};
+	char *secrets[] = {"TOKEN=s3cret", NULL};
 	struct env_opts o = {
-		.pol = &p, .caller = caller, .secrets = secrets,
-		.user = "agent", .home = "/home/agent", .pwd = "/project",
-		.session_id = "00112233445566778899aabbccddeeff",
+	    .pol = &p,
+	    .caller = caller,
+	    .secrets = secrets,
+	    .user = "agent",
+	    .home = "/home/agent",
+	    .pwd = "/project",
+	    .session_id = "00112233445566778899aabbccddeeff",
 	};
 	char **e = NULL;
 
@@ -170,7 +174,7 @@ put_file(const char *name, const char *content, mode_t mode)
 TEST(secret)
 {
 	struct aisb_secret sec[1];
-	struct aisb_policy p = { 0 };
+	struct aisb_policy p = {0};
 	char path[512], **v = NULL;
 
 	snprintf(path, sizeof(path), "%s/tok", tmpdir);
@@ -225,7 +229,7 @@ TEST(protect)
 
 TEST(project)
 {
-	struct aisb_policy p = { 0 };
+	struct aisb_policy p = {0};
 	struct project_sel s;
 	char root[600], proj[600], out[600], link[600], *roots[1];
 	int fd;
