@@ -266,14 +266,15 @@ whoami(struct session *s)
 }
 
 /*
- * The home inside: home.path at its own path (so /home stays empty and
- * the real passwd home, hidden as well, is never even named), or for a
- * tmpfs home the passwd home path, covered by the tmpfs.
+ * The home inside keeps the passwd home path (HOME, and the home in the
+ * generated passwd), so tools that read either agree; the real home
+ * there is covered by home.path or the tmpfs, and /home shows nothing
+ * but it.  A passwd home of "/" or a relative one becomes /home/USER.
  */
 static int
 home_inside(struct session *s)
 {
-	const char *h = s->pol->home.tmpfs ? s->home_host : s->pol->home.path;
+	const char *h = s->home_host;
 
 	if (h && h[0] == '/' && h[1])
 		s->home_in = strdup(h);

@@ -21,10 +21,10 @@ echo "ssh-ed25519 AAAAsbxcanary" > /home/tsbx6/.ssh/authorized_keys
 
 sbx tsbx6 "$conf" -c 'echo kept > ~/state'
 is "$(cat "$hdir/state" 2>&1)" "kept" "home.path is the home inside (written through)"
-is "$(sbx tsbx6 "$conf" -c 'cat ~/state; echo $HOME')" "$(printf 'kept\n%s' "$hdir")" \
-    "the home persists across sessions, HOME is home.path"
-is "$(sbx tsbx6 "$conf" -c 'ls -A /home; getent passwd tsbx6 | cut -d: -f6')" "$hdir" \
-    "/home is empty inside; the passwd home inside is home.path"
+is "$(sbx tsbx6 "$conf" -c 'cat ~/state; echo $HOME')" "$(printf 'kept\n/home/tsbx6')" \
+    "the home persists across sessions, at the passwd home path"
+is "$(sbx tsbx6 "$conf" -c 'ls -A /home; getent passwd tsbx6 | cut -d: -f6')" \
+    "$(printf 'tsbx6\n/home/tsbx6')" "/home holds only the agent's own home, as passwd says"
 is "$(sbx tsbx6 "$conf" -c 'ls -A ~/.ssh 2>&1 | head -c 0; test -e ~/.ssh/authorized_keys && echo visible || echo hidden')" \
     "hidden" "the real home's authorized_keys is not visible"
 
