@@ -4,7 +4,7 @@
  *
  *   aisb-gate --user NAME [--config FILE] --session ID --hash POLICYHASH
  *
- * It loads the policy itself with the same options and refuses to run
+ * It loads the policy itself as the session does and refuses to run
  * (exit 78) if the hash differs from the one aisb-shell computed; reads
  * the resolver address; locks itself down (harden.c); then receives the
  * four listening sockets that the sandbox's init created inside the
@@ -176,6 +176,7 @@ main(int argc, char **argv)
 	struct aisb_policy *p = NULL;
 	struct gate_opts o = {0};
 	struct passwd *pw;
+	_cleanup_free_ char *udir = NULL;
 	int socks[GS_COUNT];
 	bool use_seccomp = true;
 	char rc[8192];
@@ -225,11 +226,27 @@ main(int argc, char **argv)
 		log_err("aisb-gate: no user '%s'", user);
 		return AISB_EX_CONFIG;
 	}
+	/*
+	 * Exactly as a session loads it (shell/session.c): root-owned files
+	 * only, and with --config FILE the users.d next to FILE.  The hash
+	 * check below catches any difference.
+	 */
 	po.user = user;
 	po.home = pw->pw_dir;
-	po.conf_path = config;
-	po.users_dir = config ? "" : NULL;
-	po.trusted_uid = config ? getuid() : (uid_t)-1;
+	po.trusted_uid = (uid_t)-1;
+	if (config) {
+		const char *slash = strrchr(config, '/');
+
+		if (config[0] != '/' || slash == NULL) {
+			log_err("aisb-gate: --config needs an absolute path");
+			return AISB_EX_CONFIG;
+		}
+		if (asprintf(&udir, "%.*s/users.d", (int)(slash - config),
+		        config) < 0)
+			return AISB_EX_HOST;
+		po.conf_path = config;
+		po.users_dir = udir;
+	}
 	r = policy_load(&po, &p, &errs);
 	if (r < 0) {
 		for (size_t i = 0; i < errs.n; i++)

@@ -37,4 +37,12 @@ is "$rc" "78" "a policy hash other than the session's: exit 78"
 rc=$(as "$GT_USER" "$AISB_GATE" --user "$GT_USER" --hash x 2>/dev/null; echo $?)
 is "$rc" "2" "without the session's fd 3: refuses to start"
 ok "the gate is still running" gt_gate_alive
+
+# The gate loads the policy as a session does: users.d next to --config.
+gt_gate_stop
+install -d -m 0755 "$T/users.d"
+printf 'network {\n  allow += {"x.wild.tgat.test:23080"}\n  deny = {}\n}\n' > "$T/users.d/$GT_USER.conf"
+printf 'network {\n  allow = {"origin.tgat.test:23080"}\n  allow_cidr = {"127.0.0.2/32"}\n  resolver = "127.0.0.1:23053"\n  deny = {"x.wild.tgat.test"}\n}\n' > "$T/aisb.conf"
+gt_gate_or_bail
+is "$(gcurl http://x.wild.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "users.d/USER.conf next to the file is merged (same hash as the session)"
 done_testing

@@ -61,6 +61,7 @@ main(int argc, char **argv)
 	struct aisb_policy *p;
 	const char *av[20];
 	struct passwd *pw;
+	char *udir = NULL;
 	sigset_t ss;
 	pid_t pid;
 	int fd, n = 0, r;
@@ -94,11 +95,20 @@ main(int argc, char **argv)
 	pw = getpwnam(user);
 	if (pw == NULL)
 		return 2;
+	/* As a session loads it: root-owned, users.d next to FILE. */
 	po.user = user;
 	po.home = pw->pw_dir;
 	po.conf_path = config;
-	po.users_dir = "";
-	po.trusted_uid = getuid();
+	po.trusted_uid = (uid_t)-1;
+	{
+		const char *slash = strrchr(config, '/');
+
+		if (config[0] != '/' || slash == NULL ||
+		    asprintf(&udir, "%.*s/users.d", (int)(slash - config),
+		        config) < 0)
+			return 2;
+		po.users_dir = udir;
+	}
 	if (policy_load(&po, &p, &errs) < 0) {
 		for (size_t i = 0; i < errs.n; i++)
 			fprintf(stderr, "gatedrv: %s\n", errs.msg[i]);
