@@ -26,14 +26,15 @@ install -d -m 0755 -o "$user" -g "$user" "$top/$user" "$top/$user/project"
 conf=$top/conf/aisb.conf
 cat > "$conf" <<CONF
 # The demo's policy: the defaults, with this tree as the project root,
-# no network (no gate needed) and limits that need no cgroup delegation.
+# no network (no gate needed) and no cgroup limits (they need pam_aisb's
+# delegation, which a plain setpriv call does not have).
 project {
   path = "$top/%u/project"
   roots = {"$top/%u"}
 }
 home { path = "tmpfs" }
 network { mode = "none" }
-limits { enforce = "best-effort" }
+limits { memory = 0  pids = 0  cpu = "0%" }
 CONF
 chmod 0644 "$conf"
 rm -f "$top/$user/project/hello.txt"
@@ -53,7 +54,7 @@ echo
 echo "== cat /etc/shadow (must be denied)"
 run 'cat /etc/shadow' && echo "DEMO FAILED: /etc/shadow was readable" && exit 1
 echo
-echo "== ls -A /home /root (nothing of the host)"
+echo "== ls -A /home /root (nothing of the host: only the agent's own home)"
 run 'ls -A /home /root'
 echo
 echo "== echo hello > /project/hello.txt, inside"
