@@ -779,6 +779,9 @@ mount_project(struct mctx *c)
 	size_t i;
 	int t, r;
 
+	if (target[strspn(target, "/")] == '\0')
+		return log_errno(
+		    -SESSION_EPOLICY, "project.target must not be /");
 	r = view_mkpath(c, target, true, true, &tfd);
 	if (r < 0)
 		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,

@@ -320,6 +320,11 @@ session_run(struct session *s, const struct aisb_args *a)
 	/* A login shell owns no descriptor but 0, 1, 2: drop strays (an
 	 * sshd or harness leftover) before anything can inherit them. */
 	close_range(3, ~0U, 0);
+	/* And 0, 1, 2 must be open, or the next fd we open would become
+	 * the inner's stdin or stdout. */
+	for (r = 0; r < 3; r++)
+		if (fcntl(r, F_GETFD) < 0 && open("/dev/null", O_RDWR) != r)
+			return AISB_EX_HOST;
 	log_open("aisb-shell", LOG_TO_SYSLOG | LOG_TO_STDERR);
 	s->uid = getuid();
 	s->gid = getgid();
