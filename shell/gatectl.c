@@ -218,42 +218,6 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 }
 
 int
-gatectl_env(const struct aisb_policy *p, char ***ret)
-{
-	static const char *const proxy[] = {
-	    "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"};
-	char **env = calloc(8, sizeof(*env));
-	int n = 0;
-
-	if (env == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < ELEMENTSOF(proxy); i++)
-		if (asprintf(&env[n++], "%s=http://127.0.0.1:%u", proxy[i],
-		        p->net.proxy_port) < 0)
-			goto oom;
-	if (asprintf(&env[n++], "NO_PROXY=localhost,127.0.0.1,::1") < 0 ||
-	    asprintf(&env[n++], "no_proxy=localhost,127.0.0.1,::1") < 0 ||
-	    asprintf(&env[n++], "NODE_USE_ENV_PROXY=1") < 0)
-		goto oom;
-	*ret = env;
-	return n;
-oom:
-	env[n - 1] = NULL;
-	gatectl_env_free(env);
-	return -ENOMEM;
-}
-
-void
-gatectl_env_free(char **env)
-{
-	if (env == NULL)
-		return;
-	for (char **e = env; *e; e++)
-		free(*e);
-	free(env);
-}
-
-int
 gatectl_check(pid_t pid)
 {
 	siginfo_t si;
@@ -274,12 +238,23 @@ gatectl_check(pid_t pid)
 	return -ESRCH;
 }
 
-void
+int
 gatectl_stop(pid_t pid)
 {
+	int st, r;
+
 	if (pid <= 0)
-		return;
-	(void)kill(pid, SIGTERM);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+		return 0;
+	/* Dead before the end of the session: say so (it had no egress). */
+	r = gatectl_check(pid);
+	if (r == 0)
+		(void)kill(pid, SIGTERM);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (r == 0 && (WIFSIGNALED(st) || WEXITSTATUS(st) != 0))
+		log_warn("the egress gate ended with %s %d",
+		    WIFSIGNALED(st) ? "signal" : "status",
+		    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	return r;
 }

@@ -36,23 +36,17 @@ int gatectl_spawn_path(
 int gatectl_send_sockets(int fd, const struct aisb_policy *p);
 
 /*
- * The variables that announce the proxy inside the sandbox:
- * HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy (http://127.0.0.1:
- * PORT), NO_PROXY, no_proxy, NODE_USE_ENV_PROXY=1.  *ret is a malloc'd
- * NULL-terminated array of "NAME=value" (free with gatectl_env_free).
- * Returns the count or -ENOMEM.
- */
-int gatectl_env(const struct aisb_policy *p, char ***ret);
-void gatectl_env_free(char **env);
-
-/*
  * Has the gate exited?  Does not reap it (waitid WNOWAIT).  0: running;
  * -ESRCH: it died, and the death is logged ("the sandbox has no
  * egress"); other -errno on error.
  */
 int gatectl_check(pid_t pid);
 
-/* End the gate (SIGTERM, then reap).  Safe on an already dead gate. */
-void gatectl_stop(pid_t pid);
+/*
+ * At the end of the session: SIGTERM the gate and reap it.  If it had
+ * already died, that is logged (gatectl_check) and -ESRCH returned;
+ * an unclean end is logged as a warning.  0 otherwise.
+ */
+int gatectl_stop(pid_t pid);
 
 #endif
