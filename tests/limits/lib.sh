@@ -27,6 +27,12 @@ at_exit "rm -rf '$LIM_DIR'"
 # lim_user NAME: a test user with a project holding lim_tool (the
 # project is visible inside at /project).
 lim_user() {
+	# Several worktrees run `make check` on this machine at once: the
+	# same test in two of them would share its user (tu_user's exit
+	# kills all of its processes).  One run per user, machine-wide.
+	exec {LIM_LOCKFD}>"/run/aisb-$1.lock"
+	flock -w 600 "$LIM_LOCKFD" ||
+		skip_all "another run of this test holds /run/aisb-$1.lock"
 	tu_user "$1" || return 1
 	local h
 	h=$(getent passwd "$1" | cut -d: -f6)
