@@ -30,10 +30,14 @@ tu_user ${U4} && usermod -aG "$AG" ${U4}          # agent, /bin/bash
 ssh_key ${U1}
 ssh_key ${U4}
 
-# Lines of earlier, crashed runs first, then ours.
-# Ours go at exit; another run's only when its directory is gone (stale).
+# Lines of earlier, crashed runs first, then ours.  Ours go at exit;
+# another run's only when its directory is gone (stale).  Runs may
+# overlap: every change of the file holds a lock.
+pamd_lock() { exec 9>/run/aisbt-pam.pamd.lock && flock 9; }
+pamd_unlock() { flock -u 9; exec 9>&-; }
 pam_clean() {
 	local l d
+	pamd_lock
 	while read -r l; do
 		d=$(printf '%s\n' "$l" | sed -n 's#.*conf=\(/run/aisbt-pam\.[A-Za-z0-9]*\)/.*#\1#p')
 		[ -n "$d" ] || continue
@@ -42,23 +46,36 @@ pam_clean() {
 				cat "$T/pam.sshd" > /etc/pam.d/sshd
 		fi
 	done < <(grep 'pam_aisb\.so conf=/run/aisbt-pam\.' /etc/pam.d/sshd)
+	pamd_unlock
 }
 pam_clean
 at_exit pam_clean
+pamd_lock
 cat >> /etc/pam.d/sshd <<PAM
 account [success=ok perm_denied=die default=ignore] $PAM_SO conf=$T/aisb.conf
 session [success=ok default=ignore] $PAM_SO conf=$T/aisb.conf
 PAM
+pamd_unlock
+
 # The doctor reads the same stack (following @include).
 out=$("$AISB_SHELL" --config "$T/aisb.conf" --user ${U1} --doctor 2>&1)
 like "$out" "ok: pam sshd account: pam_aisb refuses" "doctor: sshd account stack has pam_aisb"
 like "$out" "ok: pam sshd session" "doctor: sshd session stack has pam_aisb"
 like "$out" "fail: pam su account" "doctor: su stack still lacks it"
-sed -i "s#^account \[success=ok perm_denied=die default=ignore\] $PAM_SO#account [success=ok default=ignore] $PAM_SO#" /etc/pam.d/sshd
-out=$("$AISB_SHELL" --config "$T/aisb.conf" --user ${U1} --doctor 2>&1)
-like "$out" "fail: pam sshd account: pam_aisb in /etc/pam.d/sshd cannot refuse" \
-	"doctor: a control that ignores PAM_PERM_DENIED is a failure"
-sed -i "s#^account \[success=ok default=ignore\] $PAM_SO#account [success=ok perm_denied=die default=ignore] $PAM_SO#" /etc/pam.d/sshd
+# (Under the lock: another run's strong line would answer for ours.)
+pamd_lock
+others=$(grep 'pam_aisb\.so conf=/run/aisbt-pam\.' /etc/pam.d/sshd | grep -vc "conf=$T/")
+if [ "$others" -gt 0 ]; then
+	skip "doctor: a control that ignores PAM_PERM_DENIED is a failure" \
+		"another run's pam_aisb line is in /etc/pam.d/sshd right now"
+else
+	sed -i "s#^account \[success=ok perm_denied=die default=ignore\] $PAM_SO conf=$T/#account [success=ok default=ignore] $PAM_SO conf=$T/#" /etc/pam.d/sshd
+	out=$("$AISB_SHELL" --config "$T/aisb.conf" --user ${U1} --doctor 2>&1)
+	like "$out" "fail: pam sshd account: pam_aisb in /etc/pam.d/sshd cannot refuse" \
+		"doctor: a control that ignores PAM_PERM_DENIED is a failure"
+	sed -i "s#^account \[success=ok default=ignore\] $PAM_SO conf=$T/#account [success=ok perm_denied=die default=ignore] $PAM_SO conf=$T/#" /etc/pam.d/sshd
+fi
+pamd_unlock
 
 sshd_start || { fail "sshd starts"; cat "$T/sshd.log" >&2; done_testing; exit 1; }
 
