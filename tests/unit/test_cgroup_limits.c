@@ -303,6 +303,9 @@ delegated(const char *key)
 		} else if (c == CGROUP_MEMORY) {
 			is_int(read_num(sfd, "memory.max"), 32 << 20,
 			    "v2 memory.max");
+			if (faccessat(sfd, "memory.swap.max", F_OK, 0) == 0)
+				is_int(read_num(sfd, "memory.swap.max"), 0,
+				    "v2 memory.swap.max: no swap");
 		} else if (c == CGROUP_PIDS) {
 			is_int(read_num(sfd, "pids.max"), 16, "pids.max");
 		} else if (host.mode == CGROUP_V1) {
@@ -314,8 +317,6 @@ delegated(const char *key)
 			is_int(read_num(sfd, "cpu.max"), 50000, "v2 cpu.max");
 		}
 		close(sfd);
-		if (host.mode == CGROUP_V2)
-			break;
 	}
 
 	pid = spawn(&go, hog);
