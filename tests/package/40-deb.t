@@ -95,6 +95,7 @@ fi
 # --- install -------------------------------------------------------------
 cleanup() {
 	rm -f /etc/aisb/users.d/$user.conf
+	rm -rf /etc/aisb/secrets
 	if dpkg-query -W -f='${Status}' aisb 2>/dev/null | grep -q 'ok installed\|config-files'; then
 		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -qq aisb >/dev/null 2>&1
 	fi
@@ -145,6 +146,13 @@ install -d -m 0755 -o "$user" -g "$user" "/srv/agents/$user" "/srv/agents/$user/
 # An agent by its own users.d file (no global group); no egress needed
 # for the first session: the gate has its own tests.
 printf 'agents = {"%s"}\nnetwork {\n\tmode = "none"\n}\n' "$user" > /etc/aisb/users.d/$user.conf
+# A secret, as step 5 of the guide makes it.
+install -d -m 0755 /etc/aisb/secrets
+install -d -m 0750 -o root -g "$user" "/etc/aisb/secrets/$user"
+( umask 027; printf '%s\n' 'tdoc-secret-value' > "/etc/aisb/secrets/$user/anthropic" )
+chgrp "$user" "/etc/aisb/secrets/$user/anthropic"
+printf 'env {\n\tsecret ANTHROPIC_API_KEY { file = "/etc/aisb/secrets/%%u/anthropic" }\n}\n' \
+    >> /etc/aisb/users.d/$user.conf
 chmod 0644 /etc/aisb/users.d/$user.conf
 echo "from the host" > "/srv/agents/$user/project/canary"
 mkdir -p "$tmp/pam-save/pam.d" "$tmp/pam-save/lib"
@@ -167,7 +175,7 @@ ok "no sandbox home before the first login" test '!' -e "/var/lib/aisb/home/$use
 
 # shellcheck disable=SC2016 # expanded inside the sandbox
 out=$(cd / && timeout 60 su - "$user" -c 'echo "session=$AISB_SESSION"; cat /project/canary;
-	echo "home=$(ls -A /home | tr "\n" " ")"; cat /etc/shadow >/dev/null 2>&1 && echo shadow-readable;
+	echo "home=$(ls -A /home | tr "\n" " ")"; echo "key=$ANTHROPIC_API_KEY"; cat /etc/shadow >/dev/null 2>&1 && echo shadow-readable;
 	touch /usr/aisb-x 2>/dev/null && echo usr-writable; echo made > /project/out; echo done' 2>&1)
 rc=$?
 sessions=yes
@@ -183,6 +191,7 @@ else
 	like "$out" 'from the host' "inside: the project is at /project"
 	unlike "$out" 'shadow-readable|usr-writable' "inside: /etc/shadow unreadable, /usr read-only"
 	like "$out" "home=$user \$" "inside: /home holds only the agent's own home"
+	like "$out" 'key=tdoc-secret-value$' "inside: the env.secret is set from its file"
 	is "$(cat "/srv/agents/$user/project/out" 2>&1)" "made" "a write to /project shows on the host"
 	is "$(stat -c '%U %a' "/var/lib/aisb/home/$user" 2>&1)" "$user 700" \
 	    "pam_aisb made the sandbox home (the agent's, 0700)"
@@ -216,6 +225,7 @@ else
 	[ $rc -eq 0 ] || diag "$out"
 fi
 rm -f /etc/aisb/users.d/$user.conf
+rm -rf /etc/aisb/secrets
 
 had_home=
 [ -d "/var/lib/aisb/home/$user" ] && had_home=yes
