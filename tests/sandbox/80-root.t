@@ -1,0 +1,43 @@
+#!/bin/bash
+# filesystem.root: an image directory instead of the host's /.  Its
+# top-level symlinks are recreated, a mount inside it comes along
+# (recursive bind), and nothing of the host's / shows.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/lib.sh"
+exec </dev/null
+sbx_require
+sbx_user tsbx8
+img=$SBX_TOP/img-tsbx8
+umount -l "$img/usr" 2>/dev/null
+rm -rf "$img"
+install -d -m 0755 "$img" "$img/usr" "$img/etc" "$img/var" "$img/opt/extra"
+at_exit "umount -l '$img/usr'; rm -rf '$img'"
+for l in bin sbin lib lib64; do
+	[ -e "/usr/$l" ] && ln -s "usr/$l" "$img/$l"
+done
+# The image's /usr is a mount of its own: a recursive bind must carry it.
+mount --bind /usr "$img/usr"
+touch "$img/etc/passwd" "$img/etc/group" "$img/etc/hosts"
+echo image > "$img/etc/marker"
+echo extra > "$img/opt/extra/file"
+conf=$(sbx_conf root "filesystem { root = \"$img\" }")
+
+is "$(sbx tsbx8 "$conf" -c 'cat /etc/marker /opt/extra/file')" "$(printf 'image\nextra')" \
+    "the view is the image's"
+out=$(sbx tsbx8 "$conf" -c 'ls -A /')
+unlike "$out" "^(work|srv|boot|root)$" "nothing of the host's / shows"
+like "$out" "^project$" "the project is there"
+is "$(sbx tsbx8 "$conf" -c 'readlink /bin')" "usr/bin" "a top-level symlink is recreated"
+is "$(sbx tsbx8 "$conf" -c 'bash -c "echo via-usr"')" "via-usr" \
+    "programs run from the image's /usr (a mount inside the image)"
+sbx tsbx8 "$conf" -c 'touch /usr/x /etc/x /opt/x' 2>/dev/null
+ok "the image is read-only" [ ! -e /usr/x ] && [ ! -e "$img/etc/x" ] && [ ! -e "$img/opt/x" ]
+like "$(sbx tsbx8 "$conf" -c 'grep tsbx8 /etc/passwd')" "^tsbx8:x:" \
+    "the generated passwd covers the image's"
+
+rm -f "$img/etc/passwd"
+out=$(sbx tsbx8 "$conf" -c 'echo ran' 2>&1); rc=$?
+is "$rc" 78 "an image without /etc/passwd (not creatable read-only): 78"
+like "$out" "/etc/passwd" "the error names it"
+
+done_testing
