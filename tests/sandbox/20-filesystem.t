@@ -32,6 +32,16 @@ is "$(r 'cat ~/.ssh/authorized_keys 2>&1 >/dev/null | head -c0; ls -A ~')" "" \
 is "$(r 'ls -A /run /var/log /var/lib /srv /mnt | grep -v : | grep -v "^$"')" "" \
     "/run, /var/log, /var/lib, /srv, /mnt are empty"
 
+key=$(ls /etc/ssh/ssh_host_*_key 2>/dev/null | head -1)
+if [ -n "$key" ] && [ -s "$key" ]; then
+	is "$(r "stat -c '%s %a' $key")" "0 0" \
+	    "a glob in hide covers $key (an empty mode-0 file)"
+	like "$(r "cat $key.pub")" "^(ssh|ecdsa)-" "its public key stays readable"
+else
+	skip "a glob in hide covers the ssh host keys" "no ssh host key here"
+	skip "its public key stays readable" "no ssh host key here"
+fi
+
 for d in / /usr /etc /var; do
 	out=$(r "touch $d/sbx-probe"); rc=$?
 	ok "writing $d fails" [ "$rc" -ne 0 ]

@@ -19,6 +19,11 @@ done
 mount --bind /usr "$img/usr"
 touch "$img/etc/passwd" "$img/etc/group" "$img/etc/hosts"
 echo image > "$img/etc/marker"
+# As with systemd-resolved: the link's target lives in a /run that the
+# sandbox hides.
+install -d -m 0755 "$img/run/systemd/resolve"
+echo "nameserver 203.0.113.53" > "$img/run/systemd/resolve/stub-resolv.conf"
+ln -s ../run/systemd/resolve/stub-resolv.conf "$img/etc/resolv.conf"
 echo extra > "$img/opt/extra/file"
 conf=$(sbx_conf root "filesystem { root = \"$img\" }")
 
@@ -34,6 +39,11 @@ sbx tsbx8 "$conf" -c 'touch /usr/x /etc/x /opt/x' 2>/dev/null
 ok "the image is read-only" [ ! -e /usr/x ] && [ ! -e "$img/etc/x" ] && [ ! -e "$img/opt/x" ]
 like "$(sbx tsbx8 "$conf" -c 'grep tsbx8 /etc/passwd')" "^tsbx8:x:" \
     "the generated passwd covers the image's"
+
+is "$(sbx tsbx8 "$conf" -c 'head -1 /etc/resolv.conf')" "nameserver 127.0.0.1" \
+    "a symlinked /etc/resolv.conf is covered (the link itself is mounted over)"
+is "$(readlink "$img/etc/resolv.conf")" "../run/systemd/resolve/stub-resolv.conf" \
+    "and the image's link is untouched"
 
 rm -f "$img/etc/passwd"
 out=$(sbx tsbx8 "$conf" -c 'echo ran' 2>&1); rc=$?
