@@ -407,7 +407,6 @@ handle_request(struct conn *c)
 	struct verdict v;
 
 	decide(loop_opts()->policy, c->req.host, c->req.port, &v);
-	c->port = c->req.port;
 	if (c->ufd >= 0) {
 		/* Keep-alive: same origin goes straight on, else drain. */
 		if (!c->req.connect && v.d != DEC_DENY &&
@@ -436,6 +435,7 @@ handle_request(struct conn *c)
 		c->st = ST_DRAIN;
 		return;
 	}
+	c->port = c->req.port;
 	start_target(c, &v);
 }
 
@@ -936,10 +936,4 @@ conn_tick(uint64_t now)
 		} else
 			pp = &c->next;
 	}
-}
-
-void
-conn_reap(void)
-{
-	conn_tick(loop_now());
 }

@@ -249,7 +249,6 @@ void conn_event(struct conn *c, bool upstream, uint32_t events);
 void conn_resolved(
     struct conn *c, const struct dns_addr *addrs, size_t n, const char *err);
 void conn_tick(uint64_t now);
-void conn_reap(void);
 size_t conn_count(void);
 void conn_close_all(void);
 

@@ -38,6 +38,16 @@ like "$out" "Re-using existing connection" "keep-alive: curl reuses the proxy co
 n=$(grep -c 'allow proxy name=origin.tgat.test port=23080 address=127.0.0.2 rule=.*keep-alive' "$T/gate.log")
 is "$n" "1" "keep-alive: the second request decided and sent on the same origin connection"
 
+# Keep-alive across origins: the next origin (or a refusal) waits until
+# the current one has answered; the records name the right ports.
+out=$(gcurl -v http://origin.tgat.test:23080/hello http://x.wild.tgat.test:23080/headers \
+    http://evil.example.com/ 2>&1)
+like "$out" "hello from origin 127.0.0.2:23080" "keep-alive across origins: the first answer"
+like "$out" "X-Origin-Host: x.wild.tgat.test:23080" "... the second origin on the same client connection"
+like "$out" "aisb: denied: evil.example.com:80" "... and a refusal after them"
+is "$(grep -c 'Re-using existing connection' <<<"$out")" "2" "... all three on one client connection"
+unlike "$(grep 'close proxy name=x.wild' "$T/gate.log")" "port=80 " "... each close record names its own port"
+
 # Chunked request body and a Content-Length body.
 out=$(printf 'chunked-body-%s' {1..200} | gcurl -H 'Transfer-Encoding: chunked' --data-binary @- http://origin.tgat.test:23080/echo)
 is "$out" "echo:$(printf 'chunked-body-%s' {1..200})" "chunked request body passed through"
