@@ -48,8 +48,7 @@ for d in / /usr /etc /var; do
 	like "$out" "Read-only file system|Permission denied" \
 	    "writing $d is refused by the kernel"
 done
-ok "no probe reached the host" [ ! -e /sbx-probe ] && [ ! -e /usr/sbx-probe ] &&
-    [ ! -e /etc/sbx-probe ] && [ ! -e /var/sbx-probe ]
+ok "no probe reached the host" eval '[ ! -e /sbx-probe ] && [ ! -e /usr/sbx-probe ] && [ ! -e /etc/sbx-probe ] && [ ! -e /var/sbx-probe ]'
 
 is "$(r 'echo t > /tmp/x && cat /tmp/x')" "t" "writing /tmp works"
 is "$(r 'echo h > ~/x && cat ~/x && echo "$HOME"')" "$(printf 'h\n/home/tsbx2')" \

@@ -24,10 +24,9 @@ r 'git config core.hooksPath /tmp' >/dev/null
 is "$(sha256sum < "$proj/.git/config")" "$cfg0" "git config cannot change it either"
 out=$(r 'mv .git .git.old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit')
 like "$out" "busy" "renaming .git away is refused (EBUSY)"
-ok "no replacement hooks dir on the host" [ ! -e "$proj/.git.old" ] &&
-    [ ! -e "$proj/.git/hooks/pre-commit" ]
+ok "no replacement hooks dir on the host" eval '[ ! -e "$proj/.git.old" ] && [ ! -e "$proj/.git/hooks/pre-commit" ]'
 r 'mv .git/hooks .git/h2' >/dev/null
-ok "renaming .git/hooks is refused" [ -d "$proj/.git/hooks" ] && [ ! -e "$proj/.git/h2" ]
+ok "renaming .git/hooks is refused" eval '[ -d "$proj/.git/hooks" ] && [ ! -e "$proj/.git/h2" ]'
 r 'rm -rf .git/hooks; cp -r .git/hooks /tmp/h; ln -sf /tmp/h .git/hooks2' >/dev/null
 ok "removing .git/hooks fails" [ -d "$proj/.git/hooks" ]
 
@@ -42,8 +41,7 @@ rm -rf "$proj/.git/hooks"
 r 'mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit' >/dev/null
 ok "a missing .git/hooks cannot be created with content" \
     [ ! -e "$proj/.git/hooks/pre-commit" ]
-ok "it is held as an empty placeholder" [ -d "$proj/.git/hooks" ] &&
-    [ -z "$(ls -A "$proj/.git/hooks")" ]
+ok "it is held as an empty placeholder" eval '[ -d "$proj/.git/hooks" ] && [ -z "$(ls -A "$proj/.git/hooks")" ]'
 
 # 3. No .git at all.
 rm -rf "$proj/.git"

@@ -36,7 +36,7 @@ is "$(sbx tsbx8 "$conf" -c 'readlink /bin')" "usr/bin" "a top-level symlink is r
 is "$(sbx tsbx8 "$conf" -c 'bash -c "echo via-usr"')" "via-usr" \
     "programs run from the image's /usr (a mount inside the image)"
 sbx tsbx8 "$conf" -c 'touch /usr/x /etc/x /opt/x' 2>/dev/null
-ok "the image is read-only" [ ! -e /usr/x ] && [ ! -e "$img/etc/x" ] && [ ! -e "$img/opt/x" ]
+ok "the image is read-only" eval '[ ! -e /usr/x ] && [ ! -e "$img/etc/x" ] && [ ! -e "$img/opt/x" ]'
 like "$(sbx tsbx8 "$conf" -c 'grep tsbx8 /etc/passwd')" "^tsbx8:x:" \
     "the generated passwd covers the image's"
 
