@@ -452,33 +452,51 @@ mount_dev(struct mctx *c)
 
 /* Cover one view path: an empty tmpfs over a directory, an empty file
  * over anything else.  A path that does not resolve is ignored. */
+/*
+ * The host may replace a file we cover while we cover it (passwd(1)
+ * renames a new /etc/shadow into place): a mount onto the old, now
+ * unlinked dentry then fails with ENOENT.  Resolve again and retry a
+ * few times.  (A replacement later, during the session, detaches our
+ * mount from the old dentry: the kernel unmounts what sits on a deleted
+ * mount point.  The host's file then shows with its own permissions,
+ * root-only for shadow, gshadow, sudoers and the ssh host keys.)
+ */
+#define ATTACH_TRIES 5
+
+/* Cover one view path: an empty tmpfs over a directory, an empty file
+ * over anything else.  A path that does not resolve is ignored. */
 static int
 hide_one(struct mctx *c, const char *vpath)
 {
-	_cleanup_close_ int fd = -1;
 	struct stat st;
-	int t, r;
+	int try, fd, t, r = 0;
 
-	fd = view_open(c, vpath, 0, true);
-	if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
-		return 0;
-	if (fd < 0)
-		return log_errno(fd, "hide %s: %m", vpath);
-	if (fstat(fd, &st) < 0)
-		return log_errno(-errno, "hide %s: %m", vpath);
-	if (S_ISDIR(st.st_mode)) {
-		r = tmpfs_new("0755", 1 << 20, ATTR_RW | MOUNT_ATTR_NOEXEC, &t);
-		if (r >= 0 && (r = attach(t, fd, "")) >= 0)
-			return seal_later(c, t);
+	for (try = 0; try < ATTACH_TRIES; try++) {
+		fd = view_open(c, vpath, 0, true);
+		if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
+			return 0;
+		if (fd < 0)
+			return log_errno(fd, "hide %s: %m", vpath);
+		t = -1;
+		if (fstat(fd, &st) < 0)
+			r = -errno;
+		else if (S_ISDIR(st.st_mode))
+			r = tmpfs_new(
+			    "0755", 1 << 20, ATTR_RW | MOUNT_ATTR_NOEXEC, &t);
+		else
+			r = clone_tree(c->rfd, SKEL "/empty", false,
+			    ATTR_RO | MOUNT_ATTR_NOEXEC, &t);
 		if (r >= 0)
-			close(t);
-	} else {
-		r = clone_tree(c->rfd, SKEL "/empty", false,
-		    ATTR_RO | MOUNT_ATTR_NOEXEC, &t);
-		if (r >= 0) {
 			r = attach(t, fd, "");
+		close(fd);
+		if (r >= 0 && S_ISDIR(st.st_mode))
+			return seal_later(c, t); /* owns t */
+		if (t >= 0)
 			close(t);
-		}
+		if (r >= 0)
+			return 0;
+		if (r != -ENOENT)
+			break;
 	}
 	if (r < 0)
 		return log_errno(r, "hide %s: %m", vpath);
@@ -527,37 +545,49 @@ hide_all(struct mctx *c)
 	return 0;
 }
 
-/* Write content into the skeleton and bind it read-only at vpath. */
+/* One try of gen_file: 0, 1 when vpath cannot be made, or -errno. */
 static int
-gen_file(struct mctx *c, const char *vpath, const char *content, bool required)
+gen_attach(struct mctx *c, const char *skel, const char *vpath)
 {
-	char skel[64];
-	const char *base = strrchr(vpath, '/') + 1;
-	_cleanup_close_ int fd = -1, tfd = -1;
-	size_t n = strlen(content);
+	_cleanup_close_ int tfd = -1;
 	int t, r;
 
-	snprintf(skel, sizeof(skel), SKEL "/%s", base);
-	fd =
-	    openat(c->rfd, skel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, content, n) != (ssize_t)n)
-		return log_errno(-errno, "write %s: %m", skel);
 	r = view_mkpath(c, vpath, false, false, &tfd);
 	if (r < 0) {
-		if (!required) {
-			log_debug("%s: %s, ignoring", vpath, strerror(-r));
-			return 0;
-		}
-		return log_errno(-SESSION_EPOLICY,
-		    "filesystem.root has no "
-		    "usable %s (%s)",
-		    vpath, strerror(-r));
+		log_debug("%s: %s", vpath, strerror(-r));
+		return 1;
 	}
 	r = clone_tree(c->rfd, skel, false, ATTR_RO | MOUNT_ATTR_NOEXEC, &t);
 	if (r >= 0) {
 		r = attach(t, tfd, "");
 		close(t);
 	}
+	return r;
+}
+
+/* Write content into the skeleton and bind it read-only at vpath. */
+static int
+gen_file(struct mctx *c, const char *vpath, const char *content, bool required)
+{
+	char skel[64];
+	const char *base = strrchr(vpath, '/') + 1;
+	_cleanup_close_ int fd = -1;
+	size_t n = strlen(content);
+	int try, r = 0;
+
+	snprintf(skel, sizeof(skel), SKEL "/%s", base);
+	fd =
+	    openat(c->rfd, skel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, content, n) != (ssize_t)n)
+		return log_errno(-errno, "write %s: %m", skel);
+	for (try = 0; try < ATTACH_TRIES; try++)
+		if ((r = gen_attach(c, skel, vpath)) != -ENOENT)
+			break;
+	if (r == 1 && !required)
+		return 0;
+	if (r == 1)
+		return log_errno(-SESSION_EPOLICY,
+		    "filesystem.root has no usable %s", vpath);
 	if (r < 0)
 		return log_errno(r, "bind %s: %m", vpath);
 	return 0;
