@@ -31,6 +31,7 @@ bl_cleanup() {
 	local c p
 	for p in "${BL_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${BL_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	[ -n "${W:-}" ] && [ -f "$W/syslog.pid" ] && kill "$(cat "$W/syslog.pid")" 2>/dev/null
 	for c in "${BL_CLEAN[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
 	BL_CLEAN=()
 	BL_PIDS=()
@@ -77,32 +78,63 @@ bl_setup() {
 	bl_wait_port "$INET_NS" "$INET_ADDR_SVC" "$BL_PORT" ||
 	    bl_skip "$name" "the origin did not start: $(cat "$INET_DIR/origin.err")"
 	ORIGIN_PID=$(cat "$INET_DIR/origin.pid")
+	# The test internet's dnsmasq answers with TTL 0 (its tests change
+	# records on the fly), which would make every proxied connection a
+	# lookup.  Real names have TTLs: the bench's resolver, on the free
+	# origin address, answers svc.test with TTL 300 (squid and the gate
+	# both cache for the TTL).
+	echo "$INET_ADDR_SVC svc.test" > "$W/hosts"
+	internet_spawn "$BL_INET" dns dnsmasq -k --conf-file=/dev/null \
+	    --user=root --group=root --no-resolv --no-hosts --no-poll \
+	    --local='/#/' --listen-address="$INET_ADDR_SVC" --bind-interfaces \
+	    --port=53 --addn-hosts="$W/hosts" --local-ttl=300 --pid-file=
+	for i in $(seq 100); do
+		ip netns exec "$INET_NS" ss -Hlnu "src $INET_ADDR_SVC and sport = :53" |
+		    grep -q . && break
+		sleep 0.05
+	done
+	BL_DNS=$INET_ADDR_SVC
 	ORIGIN=$INET_ADDR_SVC:$BL_PORT
 	cat > "$W/aisb.conf" <<-C
 	network {
 	  mode = "gated"
 	  allow = {"svc.test:$BL_PORT"}
 	  allow_cidr = {"$INET_ADDR_SVC/32"}
-	  resolver = "$INET_DNS"
+	  resolver = "$BL_DNS"
 	  transparent = true
 	}
 	C
 	chmod 644 "$W/aisb.conf"
 }
 
-# bl_gate: start the gate the way a session does (gatedrv: the session's
-# own nftables with the capture rule).  Sets GATE_PID, NS.
+# bl_gate [gatedrv options]: start the gate the way a session does
+# (gatedrv: the session's own nftables with the capture rule).  Sets
+# DRV, GATE_PID, NS, SYNTH.
 bl_gate() {
-	local i u
-	u=$(id -u "$BL_USER")
-	(cd / && exec env -i PATH=/usr/bin:/bin HOME=/ setpriv --reuid="$u" \
-	    --regid="$(id -g "$BL_USER")" --init-groups \
-	    "$BUILD/tests/helpers/gatedrv" --config "$W/aisb.conf" \
-	    --user "$BL_USER" --gate "$BUILD/libexec/aisb/aisb-gate" --nft \
+	local i
+	# As on a host with syslogd: the gate's decision records go to a
+	# /dev/log that reads and drops them (a private mount namespace's
+	# /dev; the host's is untouched).  Without a listener glibc would
+	# open and connect a socket for every record.
+	(cd / && exec unshare -m --propagation private bash -c '
+	W=$1; shift
+	old=$(mktemp -d)
+	mount --bind /dev "$old" && mount -t tmpfs -o mode=755 tmpfs /dev || exit 1
+	for n in null zero random urandom; do
+		touch "/dev/$n" && mount --bind "$old/$n" "/dev/$n"
+	done
+	umount -l "$old"; rmdir "$old"
+	socat -u -b 65536 UNIX-RECV:/dev/log,mode=666 OPEN:/dev/null &
+	echo $! > "$W/syslog.pid"
+	for _ in $(seq 100); do [ -S /dev/log ] && break; sleep 0.02; done
+	exec "$@"' bench "$W" env -i PATH=/usr/bin:/bin HOME=/ \
+	    setpriv --reuid="$(id -u "$BL_USER")" --regid="$(id -g "$BL_USER")" \
+	    --init-groups "$BUILD/tests/helpers/gatedrv" --config "$W/aisb.conf" \
+	    --user "$BL_USER" --gate "$BUILD/libexec/aisb/aisb-gate" --nft "$@" \
 	    > "$W/drv.out" 2> "$W/gate.log") &
 	DRV=$!
 	BL_PIDS+=("$DRV")
-	for i in $(seq 100); do
+	for i in $(seq 300); do
 		grep -q '^ready' "$W/drv.out" 2>/dev/null && break
 		sleep 0.05
 	done
@@ -110,7 +142,7 @@ bl_gate() {
 	GATE_PID=$(awk '/^ready/ {print $2}' "$W/drv.out")
 	NS=/proc/$DRV/ns/net
 	# The synthetic address of the origin's name, from the gate's stub.
-	SYNTH=$(nsenter --net="$NS" dig +short +time=2 +tries=1 @127.0.0.1 svc.test A)
+	SYNTH=$(nsenter --net="$NS" dig +short +time=5 +tries=1 @127.0.0.1 svc.test A)
 	case "$SYNTH" in 198.1[89].*) ;; *) return 1 ;; esac
 }
 
@@ -133,7 +165,7 @@ bl_squid() {
 	cache_store_log none
 	cache deny all
 	coredump_dir $W/squid
-	dns_nameservers $INET_DNS
+	dns_nameservers $BL_DNS
 	hosts_file none
 	netdb_filename none
 	shutdown_lifetime 0 seconds
@@ -167,4 +199,12 @@ bl_rss() {
 bl_median() {
 	printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {
 	    if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# bl_gate_stop: end the gate as a session does (SIGTERM to gatedrv).
+bl_gate_stop() {
+	kill "$DRV" 2>/dev/null
+	wait "$DRV" 2>/dev/null
+	[ -f "$W/syslog.pid" ] && kill "$(cat "$W/syslog.pid")" 2>/dev/null
+	rm -f "$W/syslog.pid"
 }

@@ -23,7 +23,7 @@ nsenter --net="$NS" "$BENCHNET" hold 127.0.0.1 3128 "svc.test:$BL_PORT" "$n" > "
 HOLD=$!
 BL_PIDS+=("$HOLD")
 for i in $(seq 600); do
-	grep -q '^held' "$W/hold.out" && break
+	grep -q '^held' "$W/hold.out" 2>/dev/null && break
 	sleep 0.1
 done
 read -r _ held _ failed why < "$W/hold.out"
