@@ -155,7 +155,25 @@ struct relay {
 	char last_in; /* last byte sent to the master */
 	struct buf in; /* stdin -> master */
 	struct buf out; /* master -> stdout */
+	int64_t kill_at; /* after a hangup: when init gets SIGKILL */
 };
+
+/*
+ * A hangup (the caller's terminal went away, or SIGHUP: an ssh
+ * disconnect) ends the session.  The inside gets SIGHUP to finish
+ * cleanly, then, after a short grace, init is killed and the pid
+ * namespace with it: a process that ignores SIGHUP must not outlive the
+ * login (issue 3: nothing left within one second).
+ */
+#define HANGUP_GRACE_MS 500
+
+static void
+hangup(struct relay *r, pid_t init)
+{
+	(void)kill(init, SIGHUP);
+	if (r->kill_at == 0)
+		r->kill_at = now_ms() + HANGUP_GRACE_MS;
+}
 
 /*
  * Piped stdin (the terminal is only on stdout) ends with VEOF, as if
@@ -193,9 +211,8 @@ relay_stdin(struct relay *r, pid_t init)
 	}
 	r->in_eof = true;
 	if (r->in_tty)
-		/* The caller's terminal hung up (EOF or EIO in raw mode):
-		 * as the kernel would, hang up the session inside. */
-		(void)kill(init, SIGHUP);
+		/* EOF or EIO in raw mode: the caller's terminal hung up. */
+		hangup(r, init);
 	else
 		queue_eof(r);
 }
@@ -283,7 +300,7 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 	struct sigaction dfl = {.sa_handler = SIG_DFL}, old_chld;
 	sigset_t set, old;
 	_cleanup_close_ int sfd = -1;
-	bool raw_set = false, done = false;
+	bool raw_set = false, done = false, hung_up = false;
 	int64_t deadline = 0, left;
 	int st = 0, n, i, timeout;
 	nfds_t np;
@@ -343,6 +360,16 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 				                                     : 0))};
 		}
 		timeout = -1;
+		if (r.kill_at) {
+			left = r.kill_at - now_ms();
+			if (left <= 0) {
+				kill(init, SIGKILL);
+				r.kill_at = 0;
+				hung_up = true;
+				continue;
+			}
+			timeout = (int)left;
+		}
 		if (deadline) {
 			left = deadline - now_ms();
 			if (left <= 0) {
@@ -354,7 +381,10 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 				deadline = 0;
 				continue;
 			}
-			timeout = left > INT32_MAX ? INT32_MAX : (int)left;
+			if (left > INT32_MAX)
+				left = INT32_MAX;
+			if (timeout < 0 || left < timeout)
+				timeout = (int)left;
 		}
 		if (sfd < 0)
 			timeout = 100;
@@ -373,6 +403,8 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 					if (si.ssi_signo == SIGWINCH &&
 					    master >= 0)
 						sync_winsize(master);
+					else if (si.ssi_signo == SIGHUP)
+						hangup(&r, init);
 					else if (si.ssi_signo != SIGCHLD &&
 					    si.ssi_signo != SIGPIPE &&
 					    si.ssi_signo != SIGWINCH)
@@ -402,5 +434,8 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 			;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	sigaction(SIGCHLD, &old_chld, NULL);
+	/* Killed because of the hangup: report it as a shell would. */
+	if (hung_up && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		return 128 + SIGHUP;
 	return shell_status(st);
 }

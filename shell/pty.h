@@ -17,9 +17,12 @@ int pty_attach(int slave);
 /*
  * Outer: wait for init (pid) while relaying the caller's terminal to
  * master (master < 0: no tty, just wait), propagating SIGWINCH as
- * TIOCSWINSZ, forwarding SIGTERM/SIGHUP/SIGINT/SIGQUIT to init, and
- * killing init after timeout_s seconds (0 = never; *ret_timed_out set).
- * The caller's terminal is put in raw mode and restored on return.
+ * TIOCSWINSZ, forwarding SIGTERM/SIGINT/SIGQUIT/SIGUSR1/SIGUSR2 to
+ * init, and killing init after timeout_s seconds (0 = never;
+ * *ret_timed_out set).  A hangup (SIGHUP, or the caller's terminal
+ * gone) is forwarded, and init is killed 0.5 s later if still there
+ * (status 129).  The caller's terminal is put in raw mode and restored
+ * on return; the master's last output is drained after init is gone.
  * Returns the status as a shell reports it (exit code or 128+N).
  */
 int pty_outer_wait(

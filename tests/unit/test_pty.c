@@ -112,6 +112,10 @@ start(struct session *s, const char *script, int tty, uint64_t timeout)
 		int master = -1, slave = -1, to = 0, rc;
 		pid_t init;
 
+		/* Only the test holds the caller's master: closing it is a
+		 * hangup. */
+		close(s->cm);
+
 		if (tty) {
 			dup2(s->cs, 0);
 			dup2(s->cs, 1);
@@ -375,6 +379,60 @@ TEST(notty_signal)
 	stop(&s);
 }
 
+/* Wait for the outer without touching the caller's terminal. */
+static int
+finish_quiet(struct session *s)
+{
+	char buf[64] = "";
+	int st, rc = -1, to;
+
+	if (waitpid(s->outer, &st, 0) < 0)
+		return -1;
+	if (read(s->status_fd, buf, sizeof(buf) - 1) > 0)
+		sscanf(buf, "%d %d", &rc, &to);
+	close(s->status_fd);
+	return rc;
+}
+
+TEST(hangup)
+{
+	struct session s;
+	int64_t t0;
+
+	/* An inner that ignores SIGHUP still goes: ssh disconnect. */
+	start(&s, "trap '' HUP; printf 'ready\\n'; sleep 30", 1, 0);
+	ok(expect(s.cm, "ready", 5000), "session runs");
+	t0 = now_ms();
+	close(s.cm);
+	is_int(finish_quiet(&s), 128 + SIGHUP,
+	    "the caller's terminal hangs "
+	    "up: the session ends with 129");
+	ok(now_ms() - t0 < 1000,
+	    "within a second, though the inside ignores "
+	    "SIGHUP (%lld ms)",
+	    (long long)(now_ms() - t0));
+	close(s.cs);
+
+	start(&s, "trap '' HUP; sleep 30", 0, 0);
+	usleep(300000);
+	t0 = now_ms();
+	kill(s.outer, SIGHUP);
+	is_int(finish(&s, NULL), 128 + SIGHUP,
+	    "SIGHUP to the outer ends the "
+	    "session with 129");
+	ok(now_ms() - t0 < 1000, "within a second (%lld ms)",
+	    (long long)(now_ms() - t0));
+	stop(&s);
+
+	start(&s, "trap 'exit 0' HUP; while :; do sleep 0.1; done", 0, 0);
+	usleep(300000);
+	kill(s.outer, SIGHUP);
+	is_int(finish(&s, NULL), 0,
+	    "an inside that handles SIGHUP exits "
+	    "with its own status");
+	stop(&s);
+}
+
 int
 main(void)
 {
@@ -386,5 +444,6 @@ main(void)
 	RUN(drain);
 	RUN(timeout);
 	RUN(notty_signal);
+	RUN(hangup);
 	return tap_done();
 }
