@@ -32,6 +32,26 @@ static const int forwarded[] = {
     SIGCONT,
 };
 
+static void
+forward_set(sigset_t *set)
+{
+	int i;
+
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	for (i = 0; i < (int)ELEMENTSOF(forwarded); i++)
+		sigaddset(set, forwarded[i]);
+}
+
+void
+init_prepare(void)
+{
+	sigset_t set;
+
+	forward_set(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 static int
 shell_status(int st)
 {
@@ -82,14 +102,11 @@ init_reap(pid_t inner)
 	struct signalfd_siginfo si;
 	sigset_t set, old;
 	_cleanup_close_ int sfd = -1;
-	int status = 127, i, st;
+	int status = 127, st;
 	ssize_t n;
 	pid_t p;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	for (i = 0; i < (int)ELEMENTSOF(forwarded); i++)
-		sigaddset(&set, forwarded[i]);
+	forward_set(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0) {

@@ -7,6 +7,15 @@
 #include <sys/types.h>
 
 /*
+ * init, before forking the inner (and before telling the outer it may
+ * forward signals): block the signals init_reap forwards.  PID 1 drops
+ * a signal it has no handler for, so one sent before init_reap starts
+ * would be lost; blocked, it waits.  The inner inherits the mask and
+ * lockdown_inner clears it.
+ */
+void init_prepare(void);
+
+/*
  * Reap every child; forward SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1,
  * SIGUSR2, SIGCONT to the inner (its process group when it leads one;
  * SIGWINCH reaches it through the pty); return

@@ -47,6 +47,13 @@ inner(enum inner_kind k, int ready, int sig)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sig;
+	/* What lockdown_inner does for the real inner. */
+	{
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+	}
 	switch (k) {
 	case EXIT42:
 		_exit(42);
@@ -135,6 +142,9 @@ run_case(enum inner_kind k, int sig)
 		if (init == 0) {
 			pid_t in;
 
+			/* As the session does: a signal sent before
+			 * init_reap runs must wait, not be dropped. */
+			init_prepare();
 			close(ready[0]);
 			in = fork();
 			if (in == 0)

@@ -129,11 +129,19 @@ start(struct session *s, const char *script, int tty, uint64_t timeout)
 			_exit(90);
 		init = fork();
 		if (init == 0) {
-			pid_t in = fork();
+			pid_t in;
+
+			init_prepare();
+			in = fork();
 
 			if (in == 0) {
 				/* As lockdown_inner does: a test run in the
-				 * background of a script ignores SIGINT. */
+				 * background of a script ignores SIGINT;
+				 * init_prepare blocked the forwarded ones. */
+				sigset_t none;
+
+				sigemptyset(&none);
+				sigprocmask(SIG_SETMASK, &none, NULL);
 				signal(SIGINT, SIG_DFL);
 				signal(SIGQUIT, SIG_DFL);
 				if (master >= 0)
