@@ -39,9 +39,11 @@ like "$out" "rc=[1-9]" "inside: capsh finds no cap_sys_admin"
 
 # Descriptors of the caller: a file, a directory (fchdir out of any
 # chroot) and a pipe; none reaches the inner command.
-out=$(as "$u" bash -c "exec 7</etc/hostname 8</ 9< <(sleep 5); \"$AISB_SHELL\" --config '$conf' -c 'ls /proc/self/fd | tr \"\n\" \" \"; echo; ls /proc/\$\$/fd | tr \"\n\" \" \"'")
+out=$(as "$u" bash -c "exec 7</etc/hostname 8</ 9< <(sleep 5); \"$AISB_SHELL\" --config '$conf' -c 'ls /proc/self/fd | tr \"\n\" \" \"; echo; ls /proc/\$\$/fd >/tmp/fds; tr \"\n\" \" \" </tmp/fds'")
 like "$out" "^0 1 2 3 $" "inside: a canary fd of the caller is absent (ls sees 0, 1, 2 and its own)"
 like "$out" "^0 1 2 \$" "inside: the shell itself holds only 0, 1, 2 (no file, directory or pipe of the caller)"
+# (The shell is looked at with no pipeline of its own running: while it
+# sets one up, it briefly holds the pipe's ends.)
 like "$(as "$u" bash -c 'exec 7</etc/hostname; ls /proc/self/fd | tr "\n" " "')" "7" \
     "host twin: the canary fd is inherited without the sandbox"
 

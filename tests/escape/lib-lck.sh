@@ -14,6 +14,10 @@ lck_require() {
 	[ -x "$AISB_HELPERS/aisb-try" ] || skip_all "helpers not built"
 	have_userns || skip_all "no unprivileged user namespaces"
 	install -d -m 0755 -o root -g root "$LCK_TOP" "$LCK_CONF_DIR"
+	# One lck script at a time on this machine: two runs of the suite
+	# (a CI checkout and a worktree) share the users and $LCK_TOP.
+	exec {_lck_lock}>/run/lock/aisbt-lck.lock
+	flock -w 600 "$_lck_lock" || skip_all "another run holds the lck lock"
 	# Does a session start at all?  Only a shell built without the
 	# sandbox (it says so) skips; any other failure to start fails.
 	local u=tlck0 c out
