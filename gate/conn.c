@@ -32,6 +32,18 @@
 #define SO_ORIGINAL_DST 80
 #endif
 
+/*
+ * Connection records: generous, but an agent looping over refused
+ * connections must not flood syslog.
+ */
+static struct gate_rate rec_rate = {
+    .rate = 200, .burst = 1000, .what = "connection"};
+#define crecord(...)                                                           \
+	do {                                                                   \
+		if (gate_rate_ok(&rec_rate))                                   \
+			gate_record(__VA_ARGS__);                              \
+	} while (0)
+
 #define OBUF_MAX (HTTP_HEAD_MAX + 1024)
 #define LINGER_MS 2000
 #define SPLICE_CHUNK (1 << 16)
@@ -122,8 +134,8 @@ log_close(struct conn *c)
 	if (!c->logged)
 		return;
 	c->logged = false;
-	gate_record("close %s name=%s port=%u address=%s up=%llu down=%llu "
-	            "duration=%llums",
+	crecord("close %s name=%s port=%u address=%s up=%llu down=%llu "
+	        "duration=%llums",
 	    kind(c), c->name, c->port, c->addr, c->up, c->down,
 	    (unsigned long long)(loop_now() - c->t0));
 }
@@ -239,7 +251,7 @@ send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
 static void
 deny(struct conn *c, const char *rule, const char *why)
 {
-	gate_record("deny %s name=%s port=%u rule=%s reason=\"%s\"", kind(c),
+	crecord("deny %s name=%s port=%u rule=%s reason=\"%s\"", kind(c),
 	    c->name, c->port, rule, why);
 	send_error(c, 403, rule, "aisb: denied: %s", why);
 }
@@ -247,7 +259,7 @@ deny(struct conn *c, const char *rule, const char *why)
 static void
 fail502(struct conn *c, const char *why)
 {
-	gate_record("unreachable %s name=%s port=%u reason=\"%s\"", kind(c),
+	crecord("unreachable %s name=%s port=%u reason=\"%s\"", kind(c),
 	    c->name, c->port, why);
 	send_error(c, 502, "unreachable", "aisb: cannot reach %s:%u: %s",
 	    c->name, c->port, why);
@@ -325,8 +337,8 @@ use_addrs(struct conn *c, const struct dns_addr *addrs, size_t n)
 			continue;
 		}
 		decide_fmt_addr(&addrs[i], a, sizeof(a));
-		gate_record("refuse %s name=%s port=%u address=%s "
-		            "reason=\"special-purpose range %s\"",
+		crecord("refuse %s name=%s port=%u address=%s "
+		        "reason=\"special-purpose range %s\"",
 		    kind(c), c->name, c->port, a, range ? range : "?");
 		if (first_range == NULL) {
 			first_range = range ? range : "?";
@@ -420,8 +432,8 @@ handle_request(struct conn *c)
 				c->bad_why = "request head too large";
 				return;
 			}
-			gate_record("allow %s name=%s port=%u address=%s "
-			            "rule=\"%s\" (keep-alive)",
+			crecord("allow %s name=%s port=%u address=%s "
+			        "rule=\"%s\" (keep-alive)",
 			    kind(c), c->name, c->port, c->addr, v.why);
 			c->olen += (size_t)k;
 			c->up += (unsigned long long)k;
@@ -457,7 +469,7 @@ connected(struct conn *c)
 		connect_next(c);
 		return;
 	}
-	gate_record("allow %s name=%s port=%u address=%s rule=\"%s\"", kind(c),
+	crecord("allow %s name=%s port=%u address=%s rule=\"%s\"", kind(c),
 	    c->name, c->port, c->addr, c->why);
 	c->logged = true;
 	c->t0 = loop_now();
@@ -596,7 +608,7 @@ step_head(struct conn *c)
 	r = http_parse_head(c->ibuf, c->ilen, &c->req, &why);
 	if (r < 0) {
 		snprintf(c->name, sizeof(c->name), "-");
-		gate_record("bad request %s: %s", kind(c), why);
+		crecord("bad request %s: %s", kind(c), why);
 		send_error(c, 400, "bad-request", "aisb: bad request: %s", why);
 		return true;
 	}
@@ -698,7 +710,7 @@ step_http(struct conn *c)
 	if (c->body.st != HB_DONE && c->ilen > 0) {
 		k = http_body_feed(&c->body, c->ibuf, c->ilen);
 		if (k < 0) {
-			gate_record("bad request %s name=%s: bad chunked body",
+			crecord("bad request %s name=%s: bad chunked body",
 			    kind(c), c->name);
 			conn_close(c);
 			return false;
@@ -756,7 +768,7 @@ down:
 		loop_del(c->ufd);
 		upstream_close(c);
 		if (c->pending_bad) {
-			gate_record("bad request %s: %s", kind(c), c->bad_why);
+			crecord("bad request %s: %s", kind(c), c->bad_why);
 			send_error(c, 400, "bad-request",
 			    "aisb: bad request: %s", c->bad_why);
 		} else
@@ -856,7 +868,7 @@ capture_start(struct conn *c)
 	c->st = ST_RESOLVE;
 	if (getsockopt(c->cfd, SOL_IP, SO_ORIGINAL_DST, &dst, &dl) < 0 ||
 	    dst.sin_family != AF_INET) {
-		gate_record("deny capture: no original destination (%s)",
+		crecord("deny capture: no original destination (%s)",
 		    strerror(errno));
 		conn_close(c);
 		return;
@@ -866,8 +878,8 @@ capture_start(struct conn *c)
 	if (name == NULL) {
 		inet_ntop(AF_INET, &dst.sin_addr, a, sizeof(a));
 		snprintf(c->name, sizeof(c->name), "%s", a);
-		gate_record("deny capture name=%s port=%u rule=synthetic "
-		            "reason=\"no name was given this address\"",
+		crecord("deny capture name=%s port=%u rule=synthetic "
+		        "reason=\"no name was given this address\"",
 		    a, c->port);
 		send_error(c, 403, "synthetic", "unknown");
 		return;
@@ -890,8 +902,8 @@ conn_accept(int lfd, bool capture)
 			static uint64_t last;
 
 			if (loop_now() - last > 1000) {
-				gate_record("refusing connections: %zu open "
-				            "(limit %d)",
+				crecord("refusing connections: %zu open "
+				        "(limit %d)",
 				    nconns, GATE_MAX_CONNS);
 				last = loop_now();
 			}

@@ -239,6 +239,19 @@ int loop_add(int fd, uint32_t events, struct ev *ev);
 void loop_del(int fd);
 uint64_t loop_now(void); /* monotonic ms */
 const struct gate_opts *loop_opts(void);
+/*
+ * A token bucket for records: at most rate lines per second after a
+ * burst; what is dropped is counted and reported once lines flow again.
+ */
+struct gate_rate {
+	unsigned rate, burst;
+	const char *what;
+	double tokens;
+	uint64_t last;
+	unsigned long dropped;
+	bool started;
+};
+bool gate_rate_ok(struct gate_rate *r);
 /* One decision record: syslog, and stderr when asked. */
 void gate_record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -75,6 +75,33 @@ gate_record(const char *fmt, ...)
 	}
 }
 
+bool
+gate_rate_ok(struct gate_rate *r)
+{
+	uint64_t now = loop_now();
+
+	if (!r->started) {
+		r->started = true;
+		r->tokens = r->burst;
+		r->last = now;
+	}
+	r->tokens += (double)(now - r->last) * r->rate / 1000.0;
+	if (r->tokens > r->burst)
+		r->tokens = r->burst;
+	r->last = now;
+	if (r->tokens < 1) {
+		r->dropped++;
+		return false;
+	}
+	r->tokens -= 1;
+	if (r->dropped) {
+		gate_record("%lu %s log lines suppressed (rate limit)",
+		    r->dropped, r->what);
+		r->dropped = 0;
+	}
+	return true;
+}
+
 static void
 dispatch(struct ev *ev, uint32_t events, bool *stop)
 {

@@ -35,9 +35,8 @@ struct stub_tcp {
 
 static struct stub_tcp *tcp_list;
 static size_t tcp_count;
-static double log_tokens = LOG_BURST;
-static uint64_t log_last;
-static unsigned long log_dropped;
+static struct gate_rate log_rate = {
+    .rate = LOG_RATE, .burst = LOG_BURST, .what = "DNS query"};
 
 static const char *
 type_name(uint16_t t, char *buf, size_t len)
@@ -129,23 +128,10 @@ static void
 log_query(const char *proto, const struct dns_query *q, const char *decision,
     uint32_t synth)
 {
-	uint64_t now = loop_now();
 	char tb[16];
 
-	log_tokens += (double)(now - log_last) * LOG_RATE / 1000.0;
-	if (log_tokens > LOG_BURST)
-		log_tokens = LOG_BURST;
-	log_last = now;
-	if (log_tokens < 1) {
-		log_dropped++;
+	if (!gate_rate_ok(&log_rate))
 		return;
-	}
-	log_tokens -= 1;
-	if (log_dropped) {
-		gate_record("dns: %lu query log lines suppressed (rate limit)",
-		    log_dropped);
-		log_dropped = 0;
-	}
 	if (synth)
 		gate_record("dns %s query name=%s type=%s decision=%s "
 		            "address=%u.%u.%u.%u",
