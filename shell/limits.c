@@ -53,6 +53,7 @@ struct limits_state {
 	int n;
 	char name[96]; /* "session-<id>" */
 	bool strict;
+	unsigned wanted; /* 1 << enum cgroup_ctl with a configured limit */
 };
 
 static void
@@ -303,14 +304,15 @@ apply(struct limits_state *st, struct lim_cg *g, const struct aisb_policy *p,
 	case CGROUP_CPU:
 		/* percent of one CPU: quota per 100 ms period */
 		if (v2) {
-			snprintf(val, sizeof(val), "%u 100000",
-			    p->limits.cpu * 1000);
+			snprintf(val, sizeof(val), "%" PRIu64 " 100000",
+			    (uint64_t)p->limits.cpu * 1000);
 			return put(g, "cpu.max", val, why, len);
 		}
 		r = put(g, "cpu.cfs_period_us", "100000", why, len);
 		if (r < 0)
 			return r;
-		snprintf(val, sizeof(val), "%u", p->limits.cpu * 1000);
+		snprintf(val, sizeof(val), "%" PRIu64,
+		    (uint64_t)p->limits.cpu * 1000);
 		return put(g, "cpu.cfs_quota_us", val, why, len);
 	default:
 		return 0;
@@ -362,6 +364,9 @@ limits_setup(const struct aisb_policy *p, const char *session_id,
 	if (!st)
 		return log_errno(-ENOMEM, "limits: %m");
 	st->strict = p->limits.enforce == AISB_ENFORCE_STRICT;
+	for (c = 0; c < CGROUP_NCTL; c++)
+		if (wanted(p, (enum cgroup_ctl)c))
+			st->wanted |= 1U << c;
 	for (i = 0; i < CGROUP_NCTL; i++)
 		st->cg[i].dfd = st->cg[i].sfd = -1;
 	if (session_id && cgroup_name_ok(session_id))
@@ -451,7 +456,10 @@ limits_attach(struct limits_state *st, pid_t pid)
 		if (g->sfd < 0)
 			continue;
 		r = cgroup_write(g->sfd, "cgroup.procs", val);
-		if (r < 0 && st->strict)
+		/* Strict: a configured limit must hold.  The rest of the
+		 * session cgroup only helps teardown; init's pid namespace
+		 * dies with it anyway. */
+		if (r < 0 && st->strict && (g->ctls & st->wanted))
 			return log_errno(r,
 			    "limits: moving the sandbox into "
 			    "%s/%s: %m",

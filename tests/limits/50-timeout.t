@@ -22,6 +22,7 @@ is "$(printf '%s\n' "$LIM_ERR" | grep -c 'limits.timeout')" 1 "one line"
 ok "no sleep of the session survives" ! pgrep -u tlim5 -f 'sleep 99[07]'
 
 lim_run tlim5 "$conf" 'exit 3'
+diag "rc=$LIM_RC secs=$LIM_SECS err: $LIM_ERR"
 is "$LIM_RC" 3 "a session that ends in time keeps its own status"
 unlike "$LIM_ERR" 'limits\.timeout' "and no timeout line"
 is "$(lim_cgroups tlim5)" "" "no cgroup is left after the sessions"
