@@ -3,7 +3,9 @@
 # cgroup) with 77 and one line naming the limit and the fix; best-effort
 # starts and logs each limit it could not enforce; with delegation the
 # same strict policy starts.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 lim_user tlim1 || skip_all "cannot create test user"

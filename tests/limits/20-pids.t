@@ -2,7 +2,9 @@
 # A fork bomb stops at limits.pids while the host can still fork.  The
 # bomb is bounded three times over: pids.max, lim_tool's own cap of 500
 # forks with an alarm, and limits.timeout.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 lim_user tlim2 || skip_all "cannot create test user"

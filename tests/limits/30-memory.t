@@ -2,7 +2,9 @@
 # A memory hog is killed at limits.memory; the session says "memory
 # limit reached"; the legitimate twin (an allocation under the limit)
 # succeeds.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 lim_user tlim3 || skip_all "cannot create test user"

@@ -2,7 +2,9 @@
 # A memory hog in a gated session is killed at limits.memory while the
 # gate, which runs outside the session cgroup, lives on and still serves
 # the sandbox (its HTTP proxy answers after the kill).
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$AISB_GATE" ] || skip_all "aisb-gate not built"

@@ -3,7 +3,9 @@
 # opening more than nofile files fails with EMFILE, no core files, and a
 # /tmp filler stops at filesystem.tmp_size with ENOSPC.  Each paired with
 # its twin under the limit.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 lim_user tlim4 || skip_all "cannot create test user"

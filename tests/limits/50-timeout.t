@@ -3,7 +3,9 @@
 # seconds with status 124 and one line; every process of the sandbox is
 # gone, including one that left with setsid+nohup.  Twin: a command that
 # ends in time keeps its own status.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 lim_user tlim5 || skip_all "cannot create test user"

@@ -5,7 +5,9 @@
 # load gets more than 50% would allow, unless the host itself has no idle
 # CPU left to give (then the twin is skipped with the measured numbers:
 # a busy host can only lower usage, so the limit check stays valid).
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 lim_user tlim6 || skip_all "cannot create test user"

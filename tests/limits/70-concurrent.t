@@ -2,7 +2,9 @@
 # Two concurrent sessions of one user each get their own session cgroup
 # with their own limits (one runs out of pids, the other does not notice);
 # no cgroup is left after both end.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 lim_user tlim7 || skip_all "cannot create test user"

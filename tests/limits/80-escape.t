@@ -3,7 +3,9 @@
 # of the host is writable and no cgroup file system can be mounted, so
 # every process of the session stays in session-<id> (checked from the
 # host in /proc/PID/cgroup while it runs).
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 lim_user tlim8 || skip_all "cannot create test user"

@@ -3,7 +3,9 @@
 # sshd or su) opens a session through pam_aisb, which delegates the cgroup;
 # aisb-shell in it enforces strict limits; the session close reaps the
 # cgroup.  Twin: the same policy without pam_aisb in the stack is refused.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/limits/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 PAM_SO="$BUILD/lib/security/pam_aisb.so"
