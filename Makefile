@@ -112,11 +112,28 @@ $(GATE_BIN): $(GATE_OBJ) $(LIBAISB)
 
 # The module: only the pam_sm_* entry points are exported, and every
 # symbol must resolve at link time.
-$(PAM_SO): $(PAM_OBJ) $(LIBAISB) pam/pam_aisb.map
+# In a sanitizer build the module is built with UBSan only: sshd, su and
+# pamtester are not ASan programs, and an ASan library cannot be loaded
+# into them.  ASan covers the module's code through tests/unit, which
+# link the same sources into ASan programs.
+ifeq ($(SAN),)
+MOD_OBJ	  := $(PAM_OBJ) $(LIBAISB)
+MOD_LDSAN :=
+else
+MOD_CFLAGS := $(subst -fsanitize=address$(,)undefined,-fsanitize=undefined,$(ALL_CFLAGS))
+MOD_OBJ	  := $(PAM_SRC:%.c=$(BUILD)/mod/%.o) $(LIB_SRC:%.c=$(BUILD)/mod/%.o)
+MOD_LDSAN := -fsanitize=undefined
+$(BUILD)/mod/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -shared $(ALL_LDFLAGS) \
+	$(CC) $(MOD_CFLAGS) -c $< -o $@
+-include $(MOD_OBJ:.o=.d)
+endif
+
+$(PAM_SO): $(MOD_OBJ) pam/pam_aisb.map
+	@mkdir -p $(dir $@)
+	$(CC) $(if $(SAN),$(MOD_CFLAGS),$(ALL_CFLAGS)) -shared $(LDHARD) $(MOD_LDSAN) $(LDFLAGS) \
 	    -Wl,--version-script=pam/pam_aisb.map -Wl,--no-undefined \
-	    -o $@ $(PAM_OBJ) $(LIBAISB) $(PKG_LIBS) -lpam
+	    -o $@ $(MOD_OBJ) $(PKG_LIBS) -lpam
 
 UNIT_OBJ  := $(filter-out $(BUILD)/shell/main.o $(BUILD)/gate/main.o,$(SHELL_OBJ) $(GATE_OBJ))
 $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_OBJ) $(LIBAISB)
