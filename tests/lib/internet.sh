@@ -51,7 +51,11 @@
 #	GET /bytes/N		N bytes of the pattern i % 251 (N <= 64 MiB)
 #	GET /status/NNN		an empty response with that status
 #	GET /slow/S		the "/" body after S seconds (S <= 30)
-#	GET /static/PATH	a file from $INET_WWW (tests put files there)
+#	GET /static/PATH	a file from $INET_WWW (tests put files there);
+#				a directory serves its index.html (a PEP 503
+#				index or npm metadata can live there)
+#	GET|POST /git/REPO.git/...  git smart HTTP (git http-backend) over
+#				$INET_DIR/git; push allowed (internet_git_repo)
 #	POST|PUT /echo		the body back (Content-Length or chunked), with
 #				X-Body-Length and X-Body-Sha256
 #
@@ -75,7 +79,10 @@
 # INET_DNS, in a private mount namespace), internet_exec NAME CMD... (run
 # CMD inside the netns), internet_spawn NAME LABEL CMD... (start a service
 # inside the netns in the background; internet_down kills it by PID; its
-# stderr goes to $INET_DIR/LABEL.err).
+# stderr goes to $INET_DIR/LABEL.err), internet_git_repo NAME REPO (a bare
+# repository with one commit, served at /git/REPO.git), internet_sshd NAME
+# AUTHORIZED_KEYS (sshd on $INET_ADDR_SVC:22; host key in
+# $INET_SSH_KNOWN_HOSTS).
 
 _INET_RUN=/run/aisbinet
 
@@ -103,12 +110,13 @@ _inet_vars() {
 	INET_HTTP_LOG=$INET_DIR/origin.log
 	INET_RESOLV=$INET_DIR/resolv.conf
 	INET_WWW=$INET_DIR/www
+	INET_SSH_KNOWN_HOSTS=$INET_DIR/ssh/known_hosts
 	export INET_NAME INET_SLOT INET_NS INET_DIR INET_HOST_IF INET_NS_IF \
 	    INET_HOST_ADDR INET_DNS INET_LINK_NET INET_ORIGIN_NET \
 	    INET_ADDR_ORIGIN INET_ADDR_API INET_ADDR_DENIED INET_ADDR_OTHER \
 	    INET_ADDR_SVC \
 	    INET_HTTP_ADDR INET_CA INET_DNS_LOG INET_HTTP_LOG INET_RESOLV \
-	    INET_WWW
+	    INET_WWW INET_SSH_KNOWN_HOSTS
 }
 
 _inet_log() { echo "# internet: $*" >&2; }
@@ -258,6 +266,60 @@ internet_spawn() {
 	disown $!
 }
 
+# internet_git_repo NAME REPO: a bare repository $INET_DIR/git/REPO.git with
+# one commit (README: "aisb test repo REPO") on main, served over smart HTTP
+# at http(s)://ANY-ORIGIN/git/REPO.git and pushable; over ssh (with
+# internet_sshd) as USER@git.test:$INET_DIR/git/REPO.git (the repository
+# is root's and world-writable: USER needs safe.directory in its
+# ~/.gitconfig).
+internet_git_repo() {
+	local dir=$_INET_RUN/$1 repo=$2 w rc
+	[ -d "$dir" ] || return 1
+	w=$(mktemp -d) || return 1
+	git init -q -b main "$w" &&
+	    echo "aisb test repo $repo" > "$w/README" &&
+	    git -C "$w" add README &&
+	    git -C "$w" -c user.name=aisb -c user.email=aisb@test.invalid \
+		commit -q -m "first" &&
+	    git clone -q --bare "$w" "$dir/git/$repo.git" &&
+	    git -C "$dir/git/$repo.git" config http.receivepack true &&
+	    chmod -R a+rwX "$dir/git/$repo.git"
+	rc=$?
+	rm -rf "$w"
+	return $rc
+}
+
+# internet_sshd NAME AUTHORIZED_KEYS: sshd on $INET_ADDR_SVC:22 (key only,
+# any local user whose key is in AUTHORIZED_KEYS); its host key goes to
+# $INET_SSH_KNOWN_HOSTS for git.test, svc.test and the address.  No PAM
+# (the host's sshd stack is not this server's): a user with a locked
+# password ("!", as useradd makes it) is refused; usermod -p '*' USER.
+internet_sshd() {
+	local name=$1 keys=$2 dir=$_INET_RUN/$1 svc i
+	[ -f "$dir/slot" ] || return 1
+	svc=203.0.113.$(($(cat "$dir/slot") * 16 + 5))
+	mkdir -p "$dir/ssh" && chmod 755 "$dir/ssh" &&
+	    ssh-keygen -q -t ed25519 -N '' -f "$dir/ssh/host_key" &&
+	    install -m 0644 "$keys" "$dir/ssh/authorized_keys" || return 1
+	echo "git.test,svc.test,$svc $(cat "$dir/ssh/host_key.pub")" \
+	    > "$dir/ssh/known_hosts"
+	printf '%s\n' "ListenAddress $svc:22" "HostKey $dir/ssh/host_key" \
+	    "AuthorizedKeysFile $dir/ssh/authorized_keys" \
+	    "PasswordAuthentication no" "KbdInteractiveAuthentication no" \
+	    "PermitRootLogin no" "UsePAM no" "StrictModes no" "PidFile none" \
+	    "AcceptEnv GIT_PROTOCOL" "Subsystem sftp internal-sftp" \
+	    > "$dir/ssh/sshd_config"
+	mkdir -p /run/sshd
+	internet_spawn "$name" sshd /usr/sbin/sshd -D -e \
+	    -f "$dir/ssh/sshd_config" || return 1
+	for i in $(seq 100); do
+		ip netns exec "aisbinet-$name" ss -Hltn \
+		    "src $svc and sport = :22" | grep -q . && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # inet_getent HOST: getent ahostsv4/hosts through INET_DNS only.
 inet_getent() {
 	# shellcheck disable=SC2016
@@ -268,7 +330,8 @@ inet_getent() {
 _inet_origin_py() {
 	cat <<'EOF'
 # The test internet's origin servers (started by tests/lib/internet.sh).
-import hashlib, os, socket, socketserver, ssl, sys, threading, time
+import hashlib, mimetypes, os, socket, socketserver, ssl, subprocess, sys
+import threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 d = sys.argv[1]
@@ -346,10 +409,39 @@ class H(BaseHTTPRequestHandler):
             return self.reply(200, b"aisb-origin ok\n")
         if p.startswith("/static/"):
             f = os.path.realpath(os.path.join(www, p[8:]))
+            if os.path.isdir(f):
+                f = os.path.join(f, "index.html")
             if f.startswith(www + "/") and os.path.isfile(f):
+                t = mimetypes.guess_type(f)[0] or "application/octet-stream"
                 with open(f, "rb") as fh:
-                    return self.reply(200, fh.read())
+                    return self.reply(200, fh.read(), [("Content-Type", t)])
+        if p.startswith("/git/"):
+            return self.git(b"")
         return self.reply(404, b"not found\n")
+
+    def git(self, body):
+        # git smart HTTP through git http-backend (CGI), buffered.
+        path, _, query = self.path.partition("?")
+        env = {"PATH": "/usr/bin:/bin", "GIT_PROJECT_ROOT": os.path.join(d, "git"),
+               "GIT_HTTP_EXPORT_ALL": "1", "REMOTE_USER": "tester",
+               "REMOTE_ADDR": self.client_address[0],
+               "REQUEST_METHOD": self.command, "PATH_INFO": path[4:],
+               "QUERY_STRING": query, "CONTENT_LENGTH": str(len(body)),
+               "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+               "GIT_PROTOCOL": self.headers.get("Git-Protocol", "")}
+        if self.headers.get("Content-Encoding", "") == "gzip":
+            env["HTTP_CONTENT_ENCODING"] = "gzip"
+        r = subprocess.run(["git", "http-backend"], input=body, env=env,
+                           capture_output=True, timeout=60)
+        head, _, out = r.stdout.partition(b"\r\n\r\n")
+        code, hdrs = 200, []
+        for line in head.decode("latin-1").split("\r\n"):
+            k, _, v = line.partition(":")
+            if k.lower() == "status":
+                code = int(v.split()[0])
+            elif k:
+                hdrs.append((k, v.strip()))
+        return self.reply(code, out, hdrs)
 
     do_HEAD = do_GET
 
@@ -360,6 +452,8 @@ class H(BaseHTTPRequestHandler):
         except (ValueError, OSError):
             self.close_connection = True
             return self.reply(400, b"bad body\n")
+        if self.path.startswith("/git/"):
+            return self.git(b)
         if self.path.split("?")[0] != "/echo":
             return self.reply(404, b"not found\n")
         return self.reply(200, b, [("X-Body-Length", str(len(b))),
@@ -452,7 +546,8 @@ internet_up() {
 	declare -F at_exit >/dev/null && at_exit "internet_down $name"
 	slot=$(_inet_slot "$name") || { _inet_log "no free slot"; return 1; }
 	_inet_vars "$name" "$slot"
-	mkdir -p "$INET_WWW" "$INET_DIR/hosts.d" && chmod 755 "$INET_DIR" ||
+	mkdir -p "$INET_WWW" "$INET_DIR/hosts.d" "$INET_DIR/git" &&
+	    chmod 755 "$INET_DIR" ||
 		return 1
 	_inet_ca || { _inet_log "openssl failed"; internet_down "$name"; return 1; }
 	_inet_hosts > "$INET_DIR/hosts.d/base"
