@@ -25,6 +25,10 @@
 # default route: packets stay in loopback, the veth pair and the netns.
 #
 # NAME: 1-8 characters [a-z0-9], the caller's prefix (gat1, net2, ...).
+# A test that may run twice at once (several people run make check on one
+# machine) can add its PID: "n$$".  An internet whose owner (the shell that
+# called internet_up) is dead is a leftover: the next internet_up of any
+# NAME removes it.
 #
 # DNS names (answers of dnsmasq; TTL 0; any other name: NXDOMAIN, nothing is
 # ever forwarded):
@@ -157,7 +161,7 @@ internet_down() {
 
 # _inet_slot NAME: pick the lowest free slot (under a lock) and record it.
 _inet_slot() {
-	local name=$1 k d s used
+	local name=$1 k d s o used
 	mkdir -p "$_INET_RUN"
 	exec {_inet_lock}>"$_INET_RUN/.lock"
 	flock -w 10 "$_inet_lock" || { exec {_inet_lock}>&-; return 1; }
@@ -165,8 +169,13 @@ _inet_slot() {
 	for d in "$_INET_RUN"/*/; do
 		[ -f "$d/slot" ] || continue
 		s=$(cat "$d/slot")
-		# A slot whose netns is gone is a leftover of a killed run.
-		if ip netns list | grep -qw "aisbinet-$(basename "$d")"; then
+		# A slot whose owner is dead is a leftover of a killed run.
+		# (Not "whose netns is missing": a concurrent internet_up
+		# makes its netns only after taking the slot.)
+		o=$(cat "$d/owner" 2>/dev/null)
+		if [ -n "$o" ] && [ -d "/proc/$o" ]; then
+			used="$used$s "
+		elif [ -z "$o" ] && ip netns list | grep -qw "aisbinet-$(basename "$d")"; then
 			used="$used$s "
 		else
 			internet_down "$(basename "$d")"
@@ -175,7 +184,9 @@ _inet_slot() {
 	for k in $(seq 0 15); do
 		case "$used" in *" $k "*) continue ;; esac
 		ip -4 addr show to "198.51.100.$((k * 16 + 1))" | grep -q . && continue
-		mkdir -p "$_INET_RUN/$name" && echo "$k" > "$_INET_RUN/$name/slot"
+		mkdir -p "$_INET_RUN/$name" &&
+		    echo "$_INET_OWNER" > "$_INET_RUN/$name/owner" &&
+		    echo "$k" > "$_INET_RUN/$name/slot"
 		exec {_inet_lock}>&-
 		echo "$k"
 		return 0
@@ -544,6 +555,7 @@ internet_up() {
 	done
 	internet_down "$name"
 	declare -F at_exit >/dev/null && at_exit "internet_down $name"
+	_INET_OWNER=$$
 	slot=$(_inet_slot "$name") || { _inet_log "no free slot"; return 1; }
 	_inet_vars "$name" "$slot"
 	mkdir -p "$INET_WWW" "$INET_DIR/hosts.d" "$INET_DIR/git" &&

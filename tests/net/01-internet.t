@@ -10,7 +10,8 @@ require_root
 for c in dig curl nc; do
 	command -v $c >/dev/null || skip_all "$c missing (tests/deps.sh test)"
 done
-internet_up net1 || skip_all "cannot build the test internet"
+N=n$$	# a run of its own, even beside another one
+internet_up "$N" || skip_all "cannot build the test internet"
 tmp=$(mktemp -d); at_exit "rm -rf $tmp"
 
 ok "internet_up leaves no default route in the netns" \
@@ -42,10 +43,10 @@ like "$(cat "$INET_DNS_LOG")" "query\[A\] nosuch\.test from $INET_HOST_ADDR" \
 	"queries are logged in INET_DNS_LOG"
 is "$(inet_getent origin.test | awk '{print $1}')" "$INET_ADDR_ORIGIN" \
 	"getent hosts through INET_RESOLV"
-ok "internet_dns_set changes an answer" internet_dns_set net1 rebind.test \
+ok "internet_dns_set changes an answer" internet_dns_set "$N" rebind.test \
 	"$INET_ADDR_OTHER"
 is "$(d rebind.test)" "$INET_ADDR_OTHER" "rebind.test answers the new address"
-internet_dns_set net1 rebind.test "$INET_ADDR_ORIGIN" "$INET_ADDR_API"
+internet_dns_set "$N" rebind.test "$INET_ADDR_ORIGIN" "$INET_ADDR_API"
 is "$(d rebind.test | wc -l)" "2" "and then two addresses"
 is "$(d origin.test)" "$INET_ADDR_ORIGIN" "other records unchanged"
 
@@ -101,7 +102,7 @@ ok "nothing listens on 24 (a closed port is refused)" \
 is "$(d svc.test)" "$INET_ADDR_SVC" "svc.test names the free service address"
 ok "nothing listens on the service address until a suite adds it" \
 	! timeout 5 nc -z "$INET_ADDR_SVC" 80
-internet_spawn net1 svc python3 -m http.server --bind "$INET_ADDR_SVC" \
+internet_spawn "$N" svc python3 -m http.server --bind "$INET_ADDR_SVC" \
 	--directory "$INET_WWW" 8000
 for _ in $(seq 50); do timeout 1 nc -z "$INET_ADDR_SVC" 8000 && break; sleep 0.1; done
 is "$(c "http://$INET_ADDR_SVC:8000/f.txt")" "static-$$" \

@@ -10,7 +10,8 @@ require_root
 for c in git ssh ssh-keygen /usr/sbin/sshd curl; do
 	command -v "$c" >/dev/null || skip_all "$c missing (tests/deps.sh test)"
 done
-internet_up net3 || skip_all "cannot build the test internet"
+N=n$$ U=tnet3x$$	# a run of its own, even beside another one
+internet_up "$N" || skip_all "cannot build the test internet"
 tmp=$(mktemp -d)
 at_exit "rm -rf '$tmp'"
 export HOME=$tmp GIT_CONFIG_NOSYSTEM=1
@@ -19,7 +20,7 @@ git config --global user.email tester@test.invalid
 git config --global init.defaultBranch main
 
 # --- git smart HTTP
-ok "internet_git_repo makes a served repository" internet_git_repo net3 demo
+ok "internet_git_repo makes a served repository" internet_git_repo "$N" demo
 url=http://$INET_ADDR_ORIGIN/git/demo.git
 ok "git clone over http" git clone -q "$url" "$tmp/c1"
 is "$(cat "$tmp/c1/README" 2>/dev/null)" "aisb test repo demo" "the clone has the commit"
@@ -48,29 +49,29 @@ like "$(curl -sS -D - -o /dev/null "http://$INET_ADDR_ORIGIN/static/demo.json")"
 
 # --- sshd on the service address
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || fail "ssh-keygen"
-tu_user tnet3 || skip_all "cannot create tnet3"
-usermod -p '*' tnet3	# no password, but not locked: sshd allows key login
+tu_user "$U" || skip_all "cannot create $U"
+usermod -p '*' "$U"	# no password, but not locked: sshd allows key login
 # The repository is root's; git refuses others' repositories unless told.
-printf '[safe]\n\tdirectory = *\n' > ~tnet3/.gitconfig
+printf '[safe]\n\tdirectory = *\n' > "$(getent passwd "$U" | cut -d: -f6)/.gitconfig"
 ok "internet_sshd starts sshd on the service address" \
-	internet_sshd net3 "$tmp/id.pub"
+	internet_sshd "$N" "$tmp/id.pub"
 sshq() {
 	ssh -F /dev/null -i "$tmp/id" -o IdentitiesOnly=yes -o BatchMode=yes \
 	    -o UserKnownHostsFile="$INET_SSH_KNOWN_HOSTS" -o StrictHostKeyChecking=yes \
 	    -o ConnectTimeout=5 -o HostKeyAlias=git.test "$@"
 }
 # shellcheck disable=SC2016
-is "$(sshq "tnet3@$INET_ADDR_SVC" 'echo hello-$USER' 2>&1)" "hello-tnet3" \
+is "$(sshq "$U@$INET_ADDR_SVC" 'echo hello-$USER' 2>&1)" "hello-$U" \
 	"ssh with the key, host key checked"
 ok "ssh with another key is refused" ! ssh -F /dev/null -o BatchMode=yes \
 	-o UserKnownHostsFile="$INET_SSH_KNOWN_HOSTS" -o HostKeyAlias=git.test \
 	-o IdentitiesOnly=yes -i /dev/null -o ConnectTimeout=5 \
-	"tnet3@$INET_ADDR_SVC" true 2>/dev/null
+	"$U@$INET_ADDR_SVC" true 2>/dev/null
 export GIT_SSH_COMMAND="ssh -F /dev/null -i $tmp/id -o IdentitiesOnly=yes -o BatchMode=yes -o UserKnownHostsFile=$INET_SSH_KNOWN_HOSTS -o HostKeyAlias=git.test -o ConnectTimeout=5"
-ok "git clone over ssh" git clone -q "tnet3@$INET_ADDR_SVC:$INET_DIR/git/demo.git" "$tmp/c5"
+ok "git clone over ssh" git clone -q "$U@$INET_ADDR_SVC:$INET_DIR/git/demo.git" "$tmp/c5"
 is "$(cat "$tmp/c5/new" 2>/dev/null)" "pushed $$" "the ssh clone is the same repository"
 pid=$(cat "$INET_DIR/sshd.pid")
-internet_down net3
+internet_down "$N"
 ok "internet_down stops sshd" test ! -d "/proc/$pid"
 
 done_testing
