@@ -33,6 +33,7 @@
 #include "pty.h"
 
 static char seen[1 << 20];
+static const char *pipe_input = "";
 static size_t nseen;
 
 static int64_t
@@ -116,7 +117,18 @@ start(struct session *s, const char *script, int tty, uint64_t timeout)
 		 * hangup. */
 		close(s->cm);
 
-		if (tty) {
+		if (tty == 2) {
+			/* The terminal on stdout only; stdin a pipe that
+			 * holds pipe_input and ends. */
+			int pp[2];
+
+			if (pipe(pp) < 0 ||
+			    write(pp[1], pipe_input, strlen(pipe_input)) < 0)
+				_exit(89);
+			close(pp[1]);
+			dup2(pp[0], 0);
+			dup2(s->cs, 1);
+		} else if (tty) {
 			dup2(s->cs, 0);
 			dup2(s->cs, 1);
 		} else {
@@ -402,6 +414,24 @@ finish_quiet(struct session *s)
 	return rc;
 }
 
+TEST(piped_stdin)
+{
+	struct session s;
+
+	/* The end of a piped stdin reaches the inside as end of file (VEOF
+	 * through the pty), after a partial last line too. */
+	pipe_input = "one\ntwo";
+	start(&s, "cat; echo cat-done", 2, 5);
+	is_int(finish(&s, NULL), 0,
+	    "piped stdin: the session ends (cat saw "
+	    "end of file)");
+	ok(strstr(seen, "one") && strstr(seen, "two") &&
+	        strstr(seen, "cat-done"),
+	    "piped stdin: every byte arrived, then "
+	    "end of file");
+	stop(&s);
+}
+
 TEST(hangup)
 {
 	struct session s;
@@ -452,6 +482,7 @@ main(void)
 	RUN(drain);
 	RUN(timeout);
 	RUN(notty_signal);
+	RUN(piped_stdin);
 	RUN(hangup);
 	return tap_done();
 }
