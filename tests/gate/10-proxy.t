@@ -2,7 +2,9 @@
 # The HTTP proxy: allowed names over http and https (CONNECT and
 # absolute-URI), refusals with the rule that refused, keep-alive and
 # chunked bodies passed through.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 gt_setup
 gt_gate || skip_all "gate did not start"
@@ -83,7 +85,7 @@ ok "the gate is still running" gt_gate_alive
 # A resolver where nothing listens: a 502 at once, not after the timeout.
 gt_gate_stop
 sed -i 's/127.0.0.1:23053/127.0.0.1:23054/' "$T/aisb.conf"
-gt_gate_or_bail
+gt_gate_or_bail ""
 t0=$(date +%s%N)
 out=$(gcurl -D - http://origin.tgat.test:23080/hello 2>&1)
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))

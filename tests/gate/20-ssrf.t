@@ -3,7 +3,9 @@
 # link-local (metadata), private and v4-mapped addresses are refused
 # before any connection; a canary on 127.0.0.1 never sees one.  Each
 # attack has its legitimate twin that must work.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 gt_setup
 gt_gate || skip_all "gate did not start"

@@ -2,7 +2,9 @@
 # The DNS stub on 127.0.0.1:53 inside: synthetic A answers for allowed
 # names (stable per name), empty AAAA, NXDOMAIN for everything else,
 # over UDP and TCP, every query logged, nothing forwarded upstream.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 gt_setup
 gt_gate || skip_all "gate did not start"

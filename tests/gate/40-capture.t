@@ -3,7 +3,9 @@
 # stub, connect to the synthetic address, nftables (shell/net.c, the
 # session's own setup) redirects to the capture port, and the gate maps
 # the address back to the name and decides as for CONNECT.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 gt_setup
 gt_gate --nft || skip_all "gate with nftables capture did not start"

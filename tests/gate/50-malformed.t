@@ -2,7 +2,9 @@
 # Malformed input: a corpus of bad HTTP request heads (each a 400 or a
 # close) and bad DNS packets (dropped or answered with an error, never
 # an address); the gate keeps serving afterwards.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 gt_setup
 gt_gate || skip_all "gate did not start"

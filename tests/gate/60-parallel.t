@@ -1,7 +1,10 @@
 #!/bin/bash
+# shellcheck disable=SC2016 # inner shells expand their own variables
 # Load: 200 parallel transfers (half absolute-URI, half CONNECT) all
 # complete byte-identical; the relay holds up and the gate survives.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 gt_setup
 gt_gate || skip_all "gate did not start"

@@ -2,7 +2,9 @@
 # Fail closed: when the gate dies, nothing inside has any way out (the
 # netns has only lo); the sandbox side keeps running.  The session ends
 # the gate with SIGTERM.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 gt_setup
 gt_gate --nft || skip_all "gate did not start"
@@ -15,7 +17,7 @@ gin curl -sS --max-time 30 --limit-rate 1M --proxy http://127.0.0.1:3128 \
 cpid=$!
 sleep 1
 kill -KILL "$GATE_PID"
-for i in $(seq 1 50); do gt_gate_alive || break; sleep 0.1; done
+for _ in $(seq 1 50); do gt_gate_alive || break; sleep 0.1; done
 ok "the gate is gone" gt_gate_dead
 wait "$cpid"; rc=$?
 ok "the transfer in flight was cut off at once (curl rc=$rc)" test "$rc" -ne 0 -a "$rc" -ne 28
@@ -34,12 +36,12 @@ ok "the canary never saw a connection" gt_canary_clean
 # A fresh gate: init closing its end of fd 3 does not end it (the
 # session still needs it); SIGTERM from the session ends it cleanly.
 gt_gate_stop
-gt_gate_or_bail
+gt_gate_or_bail ""
 gp=$GATE_PID
 ok "the gate keeps serving after init closed its end of fd 3" gt_gate_alive
 is "$(gcurl http://origin.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "... and egress works"
 kill "$DRV"
-for i in $(seq 1 50); do kill -0 "$gp" 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq 1 50); do kill -0 "$gp" 2>/dev/null || break; sleep 0.1; done
 ok "the gate exits on the session's SIGTERM" gt_gate_dead "$gp"
 like "$(cat "$T/gate.log")" "gatedrv: the gate exited 0" "... with status 0"
 done_testing

@@ -3,7 +3,9 @@
 # no_new_privs, a seccomp filter, not dumpable (the same uid cannot
 # ptrace it or read its memory), an open-files limit, no files open;
 # and it refuses to run with a policy other than aisb-shell's.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 gt_setup
 gt_gate || skip_all "gate did not start"
@@ -13,13 +15,13 @@ is "$(awk '/^Uid:/ {print $2}' "$st")" "$(id -u "$GT_USER")" "the gate runs as t
 is "$(awk '/^NoNewPrivs:/ {print $2}' "$st")" "1" "no_new_privs"
 is "$(awk '/^Seccomp:/ {print $2}' "$st")" "2" "a seccomp filter is installed"
 is "$(awk '/^CapEff:/ {print $2}' "$st")" "0000000000000000" "no capabilities"
-like "$(grep 'Max open files' /proc/$GATE_PID/limits)" "4096 +4096" "RLIMIT_NOFILE is fixed"
-out=$(as "$GT_USER" cat /proc/$GATE_PID/environ 2>&1)
+like "$(grep 'Max open files' "/proc/$GATE_PID/limits")" "4096 +4096" "RLIMIT_NOFILE is fixed"
+out=$(as "$GT_USER" cat "/proc/$GATE_PID/environ" 2>&1)
 like "$out" "Permission denied" "not dumpable: the agent's uid cannot read its memory or environment"
 out=$(as "$GT_USER" timeout 2 strace -p "$GATE_PID" -o /dev/null 2>&1)
 like "$out" "Operation not permitted" "not dumpable: the agent's uid cannot ptrace it"
 # fds 0-2 are inherited from the caller (stdin is /dev/null).
-files=$(ls -l /proc/$GATE_PID/fd | awk 'NR > 1 && $9 > 2 {print $NF}' | grep -v -E '^(socket|pipe|anon_inode):' | grep -v -E '^/dev/(null|pts/[0-9]+)$' || true)
+files=$(find "/proc/$GATE_PID/fd" -mindepth 1 -printf '%f %l\n' | awk '$1 > 2 {print $2}' | grep -v -E '^(socket|pipe|anon_inode):' | grep -v -E '^/dev/(null|pts/[0-9]+)$' || true)
 is "$files" "" "no files open above fd 2: only sockets, pipes and the event loop"
 
 # The twin of the next check: the right hash runs (done above).  A
@@ -43,6 +45,6 @@ gt_gate_stop
 install -d -m 0755 "$T/users.d"
 printf 'network {\n  allow += {"x.wild.tgat.test:23080"}\n  deny = {}\n}\n' > "$T/users.d/$GT_USER.conf"
 printf 'network {\n  allow = {"origin.tgat.test:23080"}\n  allow_cidr = {"127.0.0.2/32"}\n  resolver = "127.0.0.1:23053"\n  deny = {"x.wild.tgat.test"}\n}\n' > "$T/aisb.conf"
-gt_gate_or_bail
+gt_gate_or_bail ""
 is "$(gcurl http://x.wild.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "users.d/USER.conf next to the file is merged (same hash as the session)"
 done_testing

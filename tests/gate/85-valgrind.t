@@ -1,9 +1,12 @@
 #!/bin/bash
+# shellcheck disable=SC2016 # inner shells expand their own variables
 # The gate under valgrind with a short mixed load: no memory error, no
 # leak.  (seccomp off for this run only: valgrind's own syscalls and
 # executable translations are not in the gate's allowlist; Landlock and
 # everything else stay on.)
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 command -v valgrind >/dev/null || skip_all "valgrind not installed"
 ldd "$AISB_GATE" 2>/dev/null | grep -q libasan && skip_all "an ASan build does not run under valgrind"
@@ -29,7 +32,7 @@ out=$(printf 'c%s' {1..100} | gcurl -H 'Transfer-Encoding: chunked' --data-binar
 is "$out" "echo:$(printf 'c%s' {1..100})" "chunked under valgrind"
 ok "the gate survived the load" gt_gate_alive
 gt_gate_stop
-for i in $(seq 1 100); do grep -q "ERROR SUMMARY" "$T/vg/log" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 100); do grep -q "ERROR SUMMARY" "$T/vg/log" 2>/dev/null && break; sleep 0.1; done
 like "$(cat "$T/vg/log")" "ERROR SUMMARY: 0 errors" "valgrind: no errors"
 like "$(cat "$T/vg/log")" "in use at exit: 0 bytes in 0 blocks" "valgrind: everything freed at exit"
 unlike "$(cat "$T/gate.log")" "gate exited [1-9]" "the gate exited 0"

@@ -3,8 +3,11 @@
 # dnsmasq as network.resolver, origins on 203.0.113.0/28 behind a veth
 # pair, the session's own nftables capture (gatedrv --nft).  The sandbox
 # side is gatedrv's netns, which has only lo.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/lib/internet.sh
 . "$(dirname "$0")/../lib/internet.sh"
 require_root
 gt_lock

@@ -1,8 +1,11 @@
 #!/bin/bash
+# shellcheck disable=SC2016 # inner shells expand their own variables
 # The decision records go to syslog: facility authpriv, ident aisb-gate,
 # one line per decision and per close.  The gate runs in a private mount
 # namespace whose /dev/log is a test listener (the host's is untouched).
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 gt_setup
 : > "$T/syslog"
@@ -33,7 +36,7 @@ while True:
 ' gt-syslog "$T" "$uid" "$gid" "$AISB_HELPERS/gatedrv" "$GT_USER" "$AISB_GATE" \
     > "$T/drv.out" 2> "$T/gate.log" {GT_LOCKFD}>&- &
 DRV_WRAP=$!
-for i in $(seq 1 100); do grep -q '^ready' "$T/drv.out" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 100); do grep -q '^ready' "$T/drv.out" 2>/dev/null && break; sleep 0.1; done
 grep -q '^ready' "$T/drv.out" || skip_all "gate did not start"
 GATE_PID=$(awk '/^ready/ {print $2}' "$T/drv.out")
 DRV=$(pgrep -f "gatedrv --config $T/aisb.conf" | head -1)

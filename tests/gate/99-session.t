@@ -1,15 +1,19 @@
 #!/bin/bash
+# shellcheck disable=SC2016 # inner shells expand their own variables
 # End to end: from inside real aisb-shell sessions (gated mode) against
 # the test internet.  The session starts the gate (gatectl_spawn), init
 # sets up lo, the route and nftables (net.c) and hands the gate its
 # sockets; the inner gets the proxy variables and a resolv.conf naming
 # the stub.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/lib/internet.sh
 . "$(dirname "$0")/../lib/internet.sh"
 require_root
 [ -x "$AISB_SHELL" ] || skip_all "aisb-shell not built"
-have_userns || skip_all "no unprivileged user namespaces"
+have_userns nobody || skip_all "no unprivileged user namespaces"
 gt_lock
 U=tgat3
 tu_user "$U" >/dev/null || skip_all "cannot create $U"

@@ -28,8 +28,7 @@ gt_bg() {
 
 # Wait until something listens on ADDR:PORT (tcp) in the host netns.
 gt_wait_port() {
-	local i
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		ss -Hltn "src $1 and sport = :$2" 2>/dev/null | grep -q . && return 0
 		sleep 0.05
 	done
@@ -81,9 +80,10 @@ gt_setup() {
 	gt_bg python3 "$GT_PY" banner 127.0.0.2 23023
 	gt_bg python3 "$GT_PY" canary 127.0.0.1 23080 "$T/canary.log"
 	gt_bg python3 "$GT_PY" dns 127.0.0.1 23053 "$T/dns.table" "$T/dns.log"
-	gt_wait_port 127.0.0.2 23080 && gt_wait_port 127.0.0.2 23443 &&
-	    gt_wait_port 127.0.0.2 23022 && gt_wait_port 127.0.0.1 23080 ||
-	    skip_all "test origins did not start"
+	if ! { gt_wait_port 127.0.0.2 23080 && gt_wait_port 127.0.0.2 23443 &&
+	    gt_wait_port 127.0.0.2 23022 && gt_wait_port 127.0.0.1 23080; }; then
+		skip_all "test origins did not start"
+	fi
 	sleep 0.2
 	gt_policy
 }
@@ -108,16 +108,15 @@ gt_policy() {
 
 # gt_gate [gatedrv options]: start the gate; sets DRV, GATE_PID, NS.
 gt_gate() {
-	local i
 	: > "$T/gate.log"
 	: > "$T/drv.out"
-	DRV= GATE_PID=
+	DRV='' GATE_PID=''
 	as "$GT_USER" "$AISB_HELPERS/gatedrv" --config "$T/aisb.conf" \
 	    --user "$GT_USER" --gate "$AISB_GATE" "$@" \
 	    > "$T/drv.out" 2> "$T/gate.log" {GT_LOCKFD}>&- &
 	DRV_WRAP=$!
 	at_exit "gt_gate_stop"
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		grep -q '^ready' "$T/drv.out" 2>/dev/null && break
 		kill -0 "$DRV_WRAP" 2>/dev/null || break
 		sleep 0.1
@@ -134,7 +133,7 @@ gt_gate() {
 
 # gt_gate_or_bail [options]: a restart in the middle of a test.
 gt_gate_or_bail() {
-	gt_gate "$@" && return 0
+	gt_gate ${1:+"$@"} && return 0
 	fail "the gate starts again"
 	done_testing
 	exit 1
@@ -142,11 +141,10 @@ gt_gate_or_bail() {
 
 # gt_gate_stop: SIGTERM gatedrv (which ends the gate), bounded wait.
 gt_gate_stop() {
-	local i
 	[ -n "${DRV_WRAP:-}" ] || return 0
 	[ -n "${DRV:-}" ] || DRV=$(pgrep -P "$DRV_WRAP" -x gatedrv | head -1)
 	[ -n "$DRV" ] && kill "$DRV" 2>/dev/null
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		kill -0 "$DRV_WRAP" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -155,7 +153,7 @@ gt_gate_stop() {
 		[ -n "$GATE_PID" ] && kill -KILL "$GATE_PID" 2>/dev/null
 	fi
 	wait "$DRV_WRAP" 2>/dev/null
-	DRV= DRV_WRAP=
+	DRV='' DRV_WRAP=''
 }
 
 # gin CMD...: run CMD in the sandbox-side netns (no proxy variables).
