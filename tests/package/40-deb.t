@@ -59,6 +59,10 @@ for f in /etc/aisb/aisb.conf /etc/aisb/users.d/ /etc/apparmor.d/usr.bin.aisb-she
     /usr/share/doc/aisb/admin-guide.md.gz /usr/share/doc/aisb/threat-model.md.gz; do
 	ok "it ships $f" has "$f"
 done
+if [ -f "$src/etc/aisb/users.d/example.conf.sample" ]; then
+	ok "it ships the users.d example in /usr/share/doc/aisb/examples" \
+	    has /usr/share/doc/aisb/examples/example.conf.sample
+fi
 if [ -f "$src/etc/ssh/sshd_config.d/aisb.conf" ]; then
 	ok "it ships the sshd drop-in under /usr/share/aisb" has /usr/share/aisb/sshd_config.d/aisb.conf
 else
