@@ -175,6 +175,10 @@ init_main(void *arg, int sync_fd)
 		return log_errno(-errno, "sethostname: %m"), AISB_EX_HOST;
 	if (lockdown_limit_userns() < 0)
 		return AISB_EX_HOST;
+	/* From "tty"/"no tty" on, the outer forwards signals to us: they
+	 * must wait (blocked) until init_reap reads them; the inner
+	 * inherits the mask and lockdown_inner clears it. */
+	init_prepare();
 	if (s->tty) {
 		if (pty_open(&master, &slave) < 0)
 			return AISB_EX_HOST;

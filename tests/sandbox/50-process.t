@@ -70,7 +70,8 @@ kill "$a" 2>/dev/null; wait "$a" 2>/dev/null
 
 # SIGKILL of the outer aisb-shell: nothing of the sandbox survives.
 cname=sbxorphan$$
-sbx tsbx5 "$conf" -c "(exec -a $cname sleep 300) & (setsid bash -c 'exec -a $cname sleep 300' &) ; exec -a $cname sleep 300" &
+errf=$(mktemp); at_exit "rm -f '$errf'"
+sbx tsbx5 "$conf" -c "(exec -a $cname sleep 300) & (setsid bash -c 'exec -a $cname sleep 300' &) ; exec -a $cname sleep 300" 2>"$errf" &
 for _ in $(seq 100); do
 	[ "$(pgrep -u tsbx5 -x sleep -a 2>/dev/null | grep -c "$cname")" -ge 3 ] && break
 	sleep 0.05
@@ -79,7 +80,8 @@ outer=$(pgrep -u tsbx5 -f "aisb-shell --config $conf -c \\(exec -a $cname" | hea
 n=$(pgrep -u tsbx5 -x sleep -a 2>/dev/null | grep -c "$cname")
 ok "the canary processes run inside (found $n)" [ "$n" -ge 3 ]
 ok "found the outer aisb-shell" [ -n "$outer" ]
-kill -KILL "$outer"
+[ -n "$outer" ] || diag "session stderr: $(cat "$errf")"
+[ -n "$outer" ] && kill -KILL "$outer"
 sleep 1
 is "$(pgrep -u tsbx5 -a 2>/dev/null | grep -c "$cname")" "0" \
     "1 s after SIGKILL of the outer no sandbox process is left"
