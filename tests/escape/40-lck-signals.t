@@ -1,0 +1,84 @@
+#!/bin/bash
+# Signals and the session's end, through a real session: what the outer
+# receives reaches the inside through init, a hangup ends everything
+# within a second even when the inside ignores it, orphans are reaped
+# by the sandbox's init, and nothing inside can signal its way out.
+# Commands run inside the sandbox are single-quoted on purpose.
+# shellcheck disable=SC2016
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/escape/lib-lck.sh
+. "$(dirname "$0")/lib-lck.sh"
+exec </dev/null
+lck_require
+u=tlck4
+lck_user "$u"
+conf=$(lck_conf sig)
+out=$(mktemp)
+at_exit "rm -f '$out'"
+
+# start CMD: a session in the background; $spid is the outer aisb-shell
+# itself (env and setpriv exec it).  Waits until the inside printed
+# "ready".
+start() {
+	: > "$out"
+	(cd / && exec env -i PATH=/usr/bin:/bin HOME=/ USER="$u" LOGNAME="$u" \
+	    setpriv --reuid="$u" --regid="$u" --init-groups \
+	    "$AISB_SHELL" --config "$conf" -c "$1") > "$out" 2>&1 &
+	spid=$!
+	local i
+	for ((i = 0; i < 50; i++)); do
+		grep -q ready "$out" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# finish: the session's exit status in $rc.
+finish() { wait "$spid"; rc=$?; }
+
+start 'trap "exit 55" TERM; echo ready; while :; do sleep 0.1; done'
+kill -TERM "$spid"
+finish
+is "$rc" 55 "SIGTERM to the outer reaches the inside (its handler's status)"
+
+start 'trap "exit 56" INT; echo ready; sleep 30 & wait'
+kill -INT "$spid"
+finish
+is "$rc" 56 "SIGINT to the outer reaches the inside"
+
+start 'trap "exit 57" USR1; echo ready; while :; do sleep 0.1; done'
+kill -USR1 "$spid"
+finish
+is "$rc" 57 "SIGUSR1 to the outer reaches the inside"
+
+# A hangup (ssh disconnect): gone within a second, ignoring it or not.
+cname=lckhup$$
+start "trap '' HUP; (exec -a $cname sleep 300) & echo ready; exec -a $cname sleep 300"
+canaries() { [ "$(pgrep -u "$u" -f "^$cname" | wc -l)" -eq 2 ]; }
+ok "the canaries run inside" canaries
+t0=$(date +%s%N)
+kill -HUP "$spid"
+finish
+t1=$(date +%s%N)
+is "$rc" 129 "SIGHUP ends the session with 129 though the inside ignores it"
+ok "within a second ($(( (t1 - t0) / 1000000 )) ms)" [ $(( (t1 - t0) / 1000000 )) -lt 1000 ]
+is "$(pgrep -u "$u" -f "^$cname" | wc -l)" 0 "no process of the session is left"
+
+# Orphans: reparented to the sandbox's init and reaped there.
+is "$(lck "$u" "$conf" -c '(sleep 0.2 &); (sleep 0.2 &); sleep 1; ps -eo stat= | grep -c "^Z"')" 0 \
+    "orphans inside are reaped by the sandbox's init (no zombies)"
+like "$(lck "$u" "$conf" -c 'ps -o comm= -p 1')" "aisb-shell" \
+    "inside, PID 1 is aisb's init"
+
+# From inside, signals cannot leave: init ignores what it has no
+# reason to take, the outer is not even nameable.
+out2=$(lck "$u" "$conf" -c 'kill -KILL 1; kill -STOP 1; sleep 0.3; echo alive')
+like "$out2" "alive" "inside: SIGKILL/SIGSTOP to PID 1 do not take the session down"
+# kill -1 from inside: everything of the sandbox, nothing outside.
+as "$u" bash -c "exec -a lckout$$ sleep 30" &
+host=$!
+at_exit "kill $host"
+sleep 0.2
+lck "$u" "$conf" -c 'kill -KILL -1; echo never' >/dev/null 2>&1
+ok "inside: kill -KILL -1 does not reach the user's processes outside" kill -0 "$host"
+done_testing
