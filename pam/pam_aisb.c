@@ -348,8 +348,17 @@ mkpath(const char *path, uid_t uid, gid_t gid, mode_t mode, bool reset,
 			return -errno;
 		fd = openat(
 		    dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return errno == ENOTDIR ? -ELOOP : -errno;
+		if (fd < 0) {
+			int e = errno;
+
+			/* Say "symlink" only when it is one (ENOTDIR also
+			 * comes for a plain file). */
+			if (e == ENOTDIR &&
+			    fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				e = ELOOP;
+			return -e;
+		}
 		close(dfd);
 		dfd = fd;
 		if (fstat(dfd, &st) < 0)
