@@ -22,8 +22,13 @@ build) want=("${build_pkgs[@]}") ;;
 test) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${extra[@]}") ;;
 *) echo "usage: $0 build|test" >&2; exit 2 ;;
 esac
+# A name an installed package provides counts too (nodesource's nodejs
+# provides npm and conflicts with Debian's npm package).
+provided=" $(dpkg-query -W -f='${db:Status-Abbrev}${Provides}\n' 2>/dev/null |
+	sed -n 's/^ii *//p' | sed 's/([^)]*)//g' | tr ',\n' '  ') "
 missing=()
 for p in "${want[@]}"; do
+	case "$provided" in *" $p "*) continue ;; esac
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
