@@ -52,4 +52,27 @@ else
 	tmux_keys su 'exit' Enter
 fi
 
+# su -s SHELL from a non-root caller: util-linux su ignores -s when the
+# target's login shell is not in /etc/shells ("restricted shell"), so the
+# agent still gets aisb-shell.  The twin: with the shell listed (what
+# --doctor fails on), the same command runs bash on the host.
+pw="Pw-$R-$RANDOM-x"
+echo "${U1}:$pw" | chpasswd
+su_s() {	# su_s NAME: non-root U2 runs su -s /bin/bash U1 in tmux NAME
+	tmux_run "$1" "setpriv --reuid=${U2} --regid=${U2} --init-groups \
+		su -s /bin/bash ${U1} -c 'echo comm=\$(cat /proc/1/comm); echo su-s-done'; sleep 30"
+	tmux_wait "$1" 'Password:' || return 1
+	tmux_keys "$1" "$pw" Enter
+	tmux_wait "$1" 'su-s-done'
+}
+ok "non-root su -s /bin/bash: ran" su_s sus1
+like "$(tmux_screen sus1)" "comm=aisb" "non-root su -s /bin/bash: -s ignored, sandboxed"
+like "$(tmux_screen sus1)" "restricted shell" "... su says it used the restricted shell"
+echo "$TEST_SHELL" >> /etc/shells
+at_exit "sed -i '\\#^$TEST_SHELL\$#d' /etc/shells"
+ok "twin, login shell in /etc/shells: ran" su_s sus2
+sed -i "\\#^$TEST_SHELL\$#d" /etc/shells
+unlike "$(tmux_screen sus2)" "comm=aisb" "twin: -s /bin/bash honoured, not sandboxed (the bypass)"
+ok "/etc/shells restored" bash -c "! grep -qxF '$TEST_SHELL' /etc/shells"
+
 done_testing
