@@ -16,6 +16,7 @@ static struct aisb_hostrule allow[] = {
 };
 static struct aisb_hostrule deny[] = {{.host = "bad.svc.test"}};
 static struct aisb_cidr cidrs[1];
+static uint16_t default_ports[] = {80, 443};
 static struct aisb_policy pol;
 
 static void
@@ -27,7 +28,7 @@ setup(void)
 	pol.net.nallow = 2;
 	pol.net.deny = deny;
 	pol.net.ndeny = 1;
-	pol.net.ports = (uint16_t[]){80, 443};
+	pol.net.ports = default_ports;
 	pol.net.nports = 2;
 	cidr_parse("203.0.113.0/24", &cidrs[0], &why);
 	pol.net.allow_cidr = cidrs;
