@@ -77,7 +77,7 @@ out=$(s 'curl -sS --max-time 10 -i http://origin.test:8080/')
 like "$out" "X-Aisb-Reason: network.ports" "an allowed name on another port: the 403 names network.ports"
 like "$out" "port 8080 of origin\.test" "... and host and port"
 out=$(s "curl -sS --max-time 10 --noproxy '*' http://origin.test:8080/; echo rc=\$?")
-like "$out" "reset|refused|Recv failure|Empty reply" "... without the proxy: the connection is reset at once"
+like "$out" "reset|refused|Couldn't connect|Recv failure|Empty reply" "... without the proxy: the connection is refused at once"
 
 # --- the session's records: what the admin reads in syslog
 LOG=$TOP/syslog
