@@ -33,7 +33,8 @@ home { path = "tmpfs" }
 limits { memory = 0  pids = 0  cpu = "0%" }
 network {
   mode = "gated"
-  allow = {"origin.test:80,443,22", "*.example.test"}
+  allow = {"origin.test:80,443,22", "*.example.test", "loopback.test:23180",
+           "metadata.test", "private.test"}
   deny = {"denied.example.test"}
   allow_cidr = {"$INET_ORIGIN_NET"}
   resolver = "$INET_DNS"
@@ -76,6 +77,31 @@ out=$(s "ping -c1 -W1 $INET_ADDR_ORIGIN 2>&1; python3 -c 'import socket; socket.
 unlike "$out" "1 received|^raw-sent" "ping and a raw socket get nothing out"
 s 'for i in $(seq 1 40); do getent hosts "exfil$i-$RANDOM$RANDOM.leak.invalid"; done; dig +tries=1 +time=1 aaaa-$RANDOM.leak.invalid' >/dev/null
 unlike "$(cat "$INET_DNS_LOG")" "leak\.invalid" "DNS exfiltration with unique labels never reaches the internet's DNS"
+
+# SSRF from inside: a canary on the host's loopback never sees anything.
+: > "$TOP/canary.log"
+python3 "$(dirname "$0")/servers.py" canary 127.0.0.1 23180 "$TOP/canary.log" 2>/dev/null {GT_LOCKFD}>&- &
+cpid=$!
+at_exit "kill $cpid"
+gt_wait_port 127.0.0.1 23180
+out=$(s 'curl -sS --max-time 5 -D - -o /dev/null http://loopback.test:23180/')
+like "$out" "X-Aisb-Reason: special-address" "a name resolving to 127.0.0.1: refused"
+for t in 127.0.0.1:23180 '[::1]:23180' 2130706433:23180; do
+	out=$(s "curl -sS --max-time 5 --noproxy '' -p -D - -o /dev/null http://$t/ 2>&1")
+	like "$out" "403" "CONNECT $t through the proxy: refused"
+	out=$(s "curl -sS --max-time 5 http://$t/ 2>&1")
+	like "$out" "Couldn't connect" "$t directly: the sandbox's own loopback, nothing there"
+done
+for n in metadata private; do
+	out=$(s "curl -sS --max-time 5 -D - -o /dev/null http://$n.test/")
+	like "$out" "X-Aisb-Reason: special-address" "$n.test: refused before any connection"
+done
+is "$(cat "$TOP/canary.log")" "" "the canary on the host's 127.0.0.1 never saw a connection"
+
+# 200 parallel transfers from inside, byte-identical.
+want=$(python3 -c 'import hashlib; print(hashlib.sha256(bytes(i % 251 for i in range(300000))).hexdigest())')
+out=$(s 'cd /tmp && for i in $(seq 1 200); do curl -sS --max-time 60 -o p$i http://origin.test/bytes/300000 & done; wait; sha256sum p* | cut -d" " -f1 | sort | uniq -c')
+like "$out" "^ *200 $want$" "200 parallel transfers from inside: all complete and byte-identical"
 
 # The gate killed in the middle of a session: no egress, the session runs on.
 s 'curl -sS --max-time 10 http://origin.test/; sleep 3; curl -sS --max-time 3 http://origin.test/ || echo no-egress; '"$noproxy"' curl -sS --max-time 3 http://origin.test/ || echo no-capture; echo session-still-running' > "$TOP/kill.out" &
