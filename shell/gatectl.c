@@ -70,14 +70,18 @@ gatectl_spawn_path(
 		/* Its own session: no terminal's ^C or hangup reaches it. */
 		if (setsid() < 0)
 			_exit(AISB_EX_HOST);
-		if (null < 0 || dup2(null, 0) < 0)
+		/*
+		 * stdin and stdout on /dev/null: the gate must not hold the
+		 * caller's channel (an ssh session's pipe) open; stderr
+		 * stays, so start-up errors reach the caller.
+		 */
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
 			_exit(AISB_EX_HOST);
 		if (sv[1] == 3) {
 			if (fcntl(3, F_SETFD, 0) < 0)
 				_exit(AISB_EX_HOST);
 		} else if (dup2(sv[1], 3) < 0)
 			_exit(AISB_EX_HOST);
-		/* stdout, stderr stay: start-up errors reach the caller. */
 		if (close_range(4, ~0U, 0) < 0)
 			for (int fd = 4; fd < 65536; fd++)
 				close(fd);
