@@ -134,7 +134,7 @@ bl_gate() {
 	    > "$W/drv.out" 2> "$W/gate.log") &
 	DRV=$!
 	BL_PIDS+=("$DRV")
-	for i in $(seq 300); do
+	for i in $(seq "${BL_WAIT:-300}"); do
 		grep -q '^ready' "$W/drv.out" 2>/dev/null && break
 		sleep 0.05
 	done

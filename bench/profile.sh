@@ -12,6 +12,7 @@
 #      per new connection and the functions they are spent in.
 # Output goes to stdout; raw files stay in $PROFILE_OUT when it is set.
 set -u
+BL_WAIT=1200 # valgrind starts slowly on a busy machine
 . "$(dirname "$0")/lib.sh"
 N=${N:-5000}
 size=$((1 << 30))
@@ -30,7 +31,7 @@ top() { # perf.data: the top symbols, self time
 	    grep -E '^ +[0-9.]+%' | head -5 | sed 's/^/  dso: /'
 }
 
-if command -v perf >/dev/null; then
+if [ -z "${ONLY_CALLGRIND:-}" ] && command -v perf >/dev/null; then
 	for w in connect new ka; do
 		perf record -q -e cpu-clock -g -p "$GATE_PID" -o "$out/perf-$w.data" >/dev/null 2>&1 &
 		pp=$!
@@ -45,11 +46,11 @@ if command -v perf >/dev/null; then
 		echo "== perf, gate, workload $w (self time, cpu-clock samples)"
 		top "$out/perf-$w.data"
 	done
-else
+elif [ -z "${ONLY_CALLGRIND:-}" ]; then
 	echo "profile: SKIP perf: not installed"
 fi
 
-if command -v strace >/dev/null; then
+if [ -z "${ONLY_CALLGRIND:-}" ] && command -v strace >/dev/null; then
 	for w in new ka; do
 		strace -c -f -o "$out/strace-$w.txt" -p "$GATE_PID" 2>/dev/null &
 		sp=$!
@@ -66,7 +67,7 @@ if command -v strace >/dev/null; then
 		    END { printf "%-16s %8.2f\n", "total", t / n }' "$out/strace-$w.txt" |
 		    sort -k2 -gr | head -14
 	done
-else
+elif [ -z "${ONLY_CALLGRIND:-}" ]; then
 	echo "profile: SKIP strace: not installed"
 fi
 
@@ -83,7 +84,7 @@ if command -v valgrind >/dev/null; then
 		E
 		chmod 755 "$W/cg"
 		bl_gate --no-seccomp --wrap "$W/cg" ||
-		    bl_skip profile "the gate did not start under callgrind: $(tail -3 "$W/gate.log")"
+		    bl_skip profile "the gate did not start under callgrind: $(cat "$W/gate.log" "$W/drv.out" | tail -n 5)"
 		tgin 60 ab -q -c 4 -n 100 -X 127.0.0.1:3128 "$url" >/dev/null
 		[ "$k" = 0 ] || tgin 300 ab -q -c 16 -n "$k" -X 127.0.0.1:3128 "$url" |
 		    grep -E '^(Complete|Failed)'
