@@ -112,6 +112,7 @@ bl_setup() {
 # DRV, GATE_PID, NS, SYNTH.
 bl_gate() {
 	local i
+	rm -f "$W/drv.out" "$W/gate.log"
 	# As on a host with syslogd: the gate's decision records go to a
 	# /dev/log that reads and drops them (a private mount namespace's
 	# /dev; the host's is untouched).  Without a listener glibc would
@@ -130,7 +131,7 @@ bl_gate() {
 	exec "$@"' bench "$W" env -i PATH=/usr/bin:/bin HOME=/ \
 	    setpriv --reuid="$(id -u "$BL_USER")" --regid="$(id -g "$BL_USER")" \
 	    --init-groups "$BUILD/tests/helpers/gatedrv" --config "$W/aisb.conf" \
-	    --user "$BL_USER" --gate "$BUILD/libexec/aisb/aisb-gate" --nft "$@" \
+	    --user "$BL_USER" --gate "${BL_GATE_BIN:-$BUILD/libexec/aisb/aisb-gate}" --nft "$@" \
 	    > "$W/drv.out" 2> "$W/gate.log") &
 	DRV=$!
 	BL_PIDS+=("$DRV")

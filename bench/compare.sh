@@ -1,0 +1,42 @@
+#!/bin/bash
+# bench/compare.sh GATE_A GATE_B: two aisb-gate binaries on the same test
+# bed (bench/lib.sh), alternately, ROUNDS times: CONNECT and plain HTTP
+# throughput (SIZE MiB) and new connections/s through the proxy (ab -c 16,
+# 1 KiB, SECS s), each as a ratio to direct measured in the same round.
+# For trying a change to gate/ before it lands (not part of make bench):
+#   make BUILD=/tmp/b && bench/compare.sh build/libexec/aisb/aisb-gate \
+#       /tmp/b/libexec/aisb/aisb-gate
+set -u
+. "$(dirname "$0")/lib.sh"
+[ $# = 2 ] && [ -x "$1" ] && [ -x "$2" ] ||
+	{ echo "usage: bench/compare.sh GATE_A GATE_B" >&2; exit 2; }
+gates=("$(realpath "$1")" "$(realpath "$2")")
+rounds=${ROUNDS:-4} size=$((${SIZE:-1024} << 20)) secs=${SECS:-3}
+bl_setup compare
+h=svc.test:$BL_PORT
+mbs() { awk -v s="$size" '{printf "%.0f", s / $2 / 1e6}'; }
+rps() { awk '/^Requests per second:/ {printf "%.0f", $4}'; }
+declare -A res
+for ((r = 0; r < rounds; r++)); do
+	d=$(timeout 60 "$BENCHNET" get "$INET_ADDR_SVC" "$BL_PORT" "$h" "/bytes/$size" | mbs)
+	dn=$(timeout 60 ab -q -c 16 -t "$secs" -n 10000000 "http://$ORIGIN/bytes/1024" | rps)
+	for g in 0 1; do
+		BL_GATE_BIN=${gates[g]}
+		bl_gate || { echo "compare: gate $g did not start: $(tail -n 3 "$W/gate.log")"; exit 1; }
+		c=$(tgin 60 "$BENCHNET" get 127.0.0.1 3128 "$h" "/bytes/$size" connect | mbs)
+		p=$(tgin 60 "$BENCHNET" get 127.0.0.1 3128 "$h" "/bytes/$size" absolute | mbs)
+		n=$(tgin 60 ab -q -c 16 -t "$secs" -n 10000000 -X 127.0.0.1:3128 "http://$h/bytes/1024" | rps)
+		bl_gate_stop
+		res[$g.c]+=" $(awk -v a="$c" -v b="$d" 'BEGIN {print a / b}')"
+		res[$g.p]+=" $(awk -v a="$p" -v b="$d" 'BEGIN {print a / b}')"
+		res[$g.n]+=" $(awk -v a="$n" -v b="$dn" 'BEGIN {print a / b}')"
+		echo "round $r gate $g: connect $c MB/s, http $p MB/s, new $n/s (direct $d MB/s, $dn/s)"
+	done
+done
+printf '%-8s %14s %14s %14s\n' gate "connect/direct" "http/direct" "new-conn/direct"
+for g in 0 1; do
+	printf '%-8s %14.2f %14.2f %14.2f\n' "$([ $g = 0 ] && echo A || echo B)" \
+	    "$(bl_median ${res[$g.c]})" "$(bl_median ${res[$g.p]})" "$(bl_median ${res[$g.n]})"
+done
+echo "A = ${gates[0]}"
+echo "B = ${gates[1]}"
