@@ -22,7 +22,7 @@ for ((r = 0; r < rounds; r++)); do
 	dn=$(timeout 60 ab -q -c 16 -t "$secs" -n 10000000 "http://$ORIGIN/bytes/1024" | rps)
 	for g in 0 1; do
 		BL_GATE_BIN=${gates[g]}
-		bl_gate || { echo "compare: gate $g did not start: $(tail -n 3 "$W/gate.log")"; exit 1; }
+		bl_gate || { echo "compare: gate $g did not start: $(bl_gate_why)"; exit 1; }
 		c=$(tgin 60 "$BENCHNET" get 127.0.0.1 3128 "$h" "/bytes/$size" connect | mbs)
 		p=$(tgin 60 "$BENCHNET" get 127.0.0.1 3128 "$h" "/bytes/$size" absolute | mbs)
 		n=$(tgin 60 ab -q -c 16 -t "$secs" -n 10000000 -X 127.0.0.1:3128 "http://$h/bytes/1024" | rps)

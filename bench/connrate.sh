@@ -10,7 +10,7 @@ secs=5 runs=3
 [ -n "$QUICK" ] && { secs=1; runs=1; }
 bl_setup connrate
 command -v ab >/dev/null || bl_skip connrate "ab missing (apt-get install apache2-utils)"
-bl_gate || bl_skip connrate "the gate did not start: $(tr '\n' ' ' < "$W/gate.log")"
+bl_gate || bl_fail connrate "the gate did not start: $(bl_gate_why)"
 paths=(direct gate-http gate-capture)
 if bl_squid; then
 	paths+=(squid-http)

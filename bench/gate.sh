@@ -12,7 +12,7 @@ set -u
 size=$((1 << 30)) runs=5
 [ -n "$QUICK" ] && { size=$((64 << 20)); runs=1; }
 bl_setup gate
-bl_gate || bl_skip gate "the gate did not start: $(tr '\n' ' ' < "$W/gate.log")"
+bl_gate || bl_fail gate "the gate did not start: $(bl_gate_why)"
 paths=(direct gate-connect gate-capture gate-http)
 if bl_squid; then
 	paths+=(squid-connect squid-http)

@@ -111,12 +111,17 @@ bl_setup() {
 # (gatedrv: the session's own nftables with the capture rule).  Sets
 # DRV, GATE_PID, NS, SYNTH.
 bl_gate() {
-	local i
 	rm -f "$W/drv.out" "$W/gate.log"
+	: > "$W/gate.log"
 	# As on a host with syslogd: the gate's decision records go to a
 	# /dev/log that reads and drops them (a private mount namespace's
 	# /dev; the host's is untouched).  Without a listener glibc would
-	# open and connect a socket for every record.
+	# open and connect a socket for every record.  gatedrv also passes
+	# --log-stderr, which a session's gate does not: that copy goes to
+	# /dev/null unless BENCH_GATE_LOG=1 (then $W/gate.log, for debugging;
+	# writing it costs the gate about as much as the records themselves).
+	local glog=/dev/null
+	[ -n "${BENCH_GATE_LOG:-}" ] && glog=$W/gate.log
 	(cd / && exec unshare -m --propagation private bash -c '
 	W=$1; shift
 	old=$(mktemp -d)
@@ -132,7 +137,7 @@ bl_gate() {
 	    setpriv --reuid="$(id -u "$BL_USER")" --regid="$(id -g "$BL_USER")" \
 	    --init-groups "$BUILD/tests/helpers/gatedrv" --config "$W/aisb.conf" \
 	    --user "$BL_USER" --gate "${BL_GATE_BIN:-$BUILD/libexec/aisb/aisb-gate}" --nft "$@" \
-	    > "$W/drv.out" 2> "$W/gate.log") &
+	    > "$W/drv.out" 2> "$glog") &
 	DRV=$!
 	BL_PIDS+=("$DRV")
 	for i in $(seq "${BL_WAIT:-300}"); do
@@ -208,4 +213,19 @@ bl_gate_stop() {
 	wait "$DRV" 2>/dev/null
 	[ -f "$W/syslog.pid" ] && kill "$(cat "$W/syslog.pid")" 2>/dev/null
 	rm -f "$W/syslog.pid"
+}
+
+# bl_gate_why: the gate's messages, or how to get them.
+bl_gate_why() {
+	if [ -s "$W/gate.log" ]; then
+		tail -n 5 "$W/gate.log" | tr '\n' ' '
+	else
+		echo "(run with BENCH_GATE_LOG=1 for its messages)"
+	fi
+}
+
+# bl_fail NAME REASON: an error (the gate failed where it must work).
+bl_fail() {
+	echo "$1: FAIL: $2"
+	exit 1
 }

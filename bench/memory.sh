@@ -9,7 +9,7 @@ set -u
 n=1000
 [ -n "$QUICK" ] && n=100
 bl_setup memory
-bl_gate || bl_skip memory "the gate did not start: $(tr '\n' ' ' < "$W/gate.log")"
+bl_gate || bl_fail memory "the gate did not start: $(bl_gate_why)"
 rc=0
 # Warm: one request through each path, as a session's first use would.
 tgin 10 "$BENCHNET" get 127.0.0.1 3128 "svc.test:$BL_PORT" /bytes/1024 connect >/dev/null &&

@@ -22,7 +22,7 @@ command -v ab >/dev/null || bl_skip profile "ab missing"
 out=${PROFILE_OUT:-$W/prof}
 mkdir -p "$out"
 url=http://svc.test:$BL_PORT/bytes/1024
-bl_gate || bl_skip profile "the gate did not start: $(tr '\n' ' ' < "$W/gate.log")"
+bl_gate || bl_fail profile "the gate did not start: $(bl_gate_why)"
 
 top() { # perf.data: the top symbols, self time
 	perf report -i "$1" --stdio --no-children --sort sym 2>/dev/null |
@@ -84,7 +84,7 @@ if command -v valgrind >/dev/null; then
 		E
 		chmod 755 "$W/cg"
 		bl_gate --no-seccomp --wrap "$W/cg" ||
-		    bl_skip profile "the gate did not start under callgrind: $(cat "$W/gate.log" "$W/drv.out" | tail -n 5)"
+		    bl_fail profile "the gate did not start under callgrind: $(bl_gate_why)"
 		tgin 60 ab -q -c 4 -n 100 -X 127.0.0.1:3128 "$url" >/dev/null
 		[ "$k" = 0 ] || tgin 300 ab -q -c 16 -n "$k" -X 127.0.0.1:3128 "$url" |
 		    grep -E '^(Complete|Failed)'
