@@ -4,15 +4,15 @@
 #ifndef AISB_H
 #define AISB_H
 
-#define AISB_VERSION	"0.1.0"
+#define AISB_VERSION "0.1.0"
 
 /* Exit statuses (aisb-shell(8), DESIGN.md). */
-#define AISB_EX_HOST	77	/* the host cannot enforce the policy */
-#define AISB_EX_CONFIG	78	/* the policy is invalid or unsafe */
+#define AISB_EX_HOST 77 /* the host cannot enforce the policy */
+#define AISB_EX_CONFIG 78 /* the policy is invalid or unsafe */
 
 /* Inside the sandbox netns (gated mode). */
-#define AISB_CAPTURE_PORT	3129	/* nft redirect target, 127.0.0.1 */
-#define AISB_SYNTH_NET		"198.18.0.0"	/* synthetic range for names */
-#define AISB_SYNTH_PREFIX	15
+#define AISB_CAPTURE_PORT 3129 /* nft redirect target, 127.0.0.1 */
+#define AISB_SYNTH_NET "198.18.0.0" /* synthetic range for names */
+#define AISB_SYNTH_PREFIX 15
 
 #endif

@@ -19,14 +19,14 @@
  * accept a leading "*." label.  Returns 0 or -EINVAL; *why (static
  * text) says what is wrong.
  */
-int	hostpat_canon(const char *in, size_t len, bool allow_wild, char *out,
-	    const char **why);
+int hostpat_canon(
+    const char *in, size_t len, bool allow_wild, char *out, const char **why);
 
 /* Does canonical host match canonical pattern? */
-bool	hostpat_match(const char *pattern, const char *host);
+bool hostpat_match(const char *pattern, const char *host);
 
 /* Is s (len bytes) an IPv4 or IPv6 literal in any form inet_aton or
  * inet_pton accepts ("127.1", "2130706433", "[::1]" included)? */
-bool	hostpat_is_ip_literal(const char *s, size_t len);
+bool hostpat_is_ip_literal(const char *s, size_t len);
 
 #endif

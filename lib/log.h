@@ -16,24 +16,24 @@ enum {
 	LOG_TO_STDERR = 1 << 1,
 };
 
-void	log_open(const char *ident, int flags);
-void	log_set_debug(bool on);
-void	log_msg(int prio, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
+void log_open(const char *ident, int flags);
+void log_set_debug(bool on);
+void log_msg(int prio, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Syslog only, never stderr (session and decision records). */
-void	log_record(int prio, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
+void log_record(int prio, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-#define log_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
-#define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
-#define log_warn(...)	log_msg(LOG_WARNING, __VA_ARGS__)
-#define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 
 /*
  * Log err and return it: "return log_errno(-errno, "open %s: %m", p);".
  * errno is set from r (negative) before formatting so %m works.
  */
-int	log_errno(int r, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
+int log_errno(int r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -18,88 +18,88 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define AISB_CONF_PATH   "/etc/aisb/aisb.conf"
-#define AISB_USERS_DIR   "/etc/aisb/users.d"
+#define AISB_CONF_PATH "/etc/aisb/aisb.conf"
+#define AISB_USERS_DIR "/etc/aisb/users.d"
 
 /* Hard limits on what a policy may contain (bounded memory). */
-#define POLICY_MAX_FILE   (1024 * 1024)	/* bytes per config file */
-#define POLICY_MAX_LIST   1024		/* entries per list */
-#define POLICY_MAX_STR    4096		/* bytes per string value */
+#define POLICY_MAX_FILE (1024 * 1024) /* bytes per config file */
+#define POLICY_MAX_LIST 1024 /* entries per list */
+#define POLICY_MAX_STR 4096 /* bytes per string value */
 
 enum aisb_netmode { AISB_NET_GATED = 0, AISB_NET_NONE = 1 };
 enum aisb_enforce { AISB_ENFORCE_STRICT = 0, AISB_ENFORCE_BEST_EFFORT = 1 };
 
 struct aisb_strv {
-	char	**v;
-	size_t	  n;
+	char **v;
+	size_t n;
 };
 
 /* One network.allow or network.deny entry, canonical (see hostpat.h). */
 struct aisb_hostrule {
-	char	 *host;		/* "api.example.org" or "*.example.org" */
-	uint16_t *ports;	/* nports == 0: network.ports applies */
-	size_t	  nports;
-	char	 *src;		/* "FILE:LINE" the entry came from */
+	char *host; /* "api.example.org" or "*.example.org" */
+	uint16_t *ports; /* nports == 0: network.ports applies */
+	size_t nports;
+	char *src; /* "FILE:LINE" the entry came from */
 };
 
 struct aisb_cidr {
-	int	 family;	/* AF_INET or AF_INET6 */
-	uint8_t	 addr[16];	/* network order, host bits zero */
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t addr[16]; /* network order, host bits zero */
 	unsigned prefix;
 };
 
 struct aisb_secret {
-	char	*name;		/* environment name */
-	char	*file;		/* absolute path, %u/%h expanded */
+	char *name; /* environment name */
+	char *file; /* absolute path, %u/%h expanded */
 };
 
 struct aisb_policy {
-	char	*user;		/* the user the policy was merged for */
-	char	*shell;		/* inner shell; SHELL inside */
-	char	*hostname;	/* uts name inside, default "aisb" */
-	struct aisb_strv agents;	/* "name" or "@group" */
+	char *user; /* the user the policy was merged for */
+	char *shell; /* inner shell; SHELL inside */
+	char *hostname; /* uts name inside, default "aisb" */
+	struct aisb_strv agents; /* "name" or "@group" */
 
 	struct {
-		char	*path;		/* absolute, expanded */
+		char *path; /* absolute, expanded */
 		struct aisb_strv roots;
-		char	*target;	/* default "/project" */
-		bool	 readonly;
-		struct aisb_strv protect;	/* relative to the project */
+		char *target; /* default "/project" */
+		bool readonly;
+		struct aisb_strv protect; /* relative to the project */
 	} project;
 
 	struct {
-		char	*path;		/* absolute, expanded; NULL if tmpfs */
-		bool	 tmpfs;
+		char *path; /* absolute, expanded; NULL if tmpfs */
+		bool tmpfs;
 	} home;
 
 	struct {
-		char	*root;		/* default "/" */
-		struct aisb_strv hide;	/* absolute paths or globs */
+		char *root; /* default "/" */
+		struct aisb_strv hide; /* absolute paths or globs */
 		struct aisb_strv readonly;
 		struct aisb_strv readwrite;
-		uint64_t tmp_size;	/* bytes */
+		uint64_t tmp_size; /* bytes */
 	} fs;
 
 	struct {
-		struct aisb_strv pass;	/* names or globs ("LC_*") */
-		struct aisb_strv set;	/* "NAME=value" */
+		struct aisb_strv pass; /* names or globs ("LC_*") */
+		struct aisb_strv set; /* "NAME=value" */
 		struct aisb_secret *secrets;
-		size_t	 nsecrets;
+		size_t nsecrets;
 	} env;
 
 	struct {
 		enum aisb_netmode mode;
 		struct aisb_hostrule *allow;
-		size_t	 nallow;
+		size_t nallow;
 		struct aisb_hostrule *deny;
-		size_t	 ndeny;
+		size_t ndeny;
 		struct aisb_cidr *allow_cidr;
-		size_t	 nallow_cidr;
-		uint16_t *ports;	/* default ports for allow entries */
-		size_t	 nports;
-		bool	 transparent;	/* nft capture of 198.18.0.0/15 */
-		char	*resolver;	/* "" = host resolver; else "ADDR[:PORT]" */
-		uint16_t proxy_port;	/* default 3128 */
+		size_t nallow_cidr;
+		uint16_t *ports; /* default ports for allow entries */
+		size_t nports;
+		bool transparent; /* nft capture of 198.18.0.0/15 */
+		char *resolver; /* "" = host resolver; else "ADDR[:PORT]" */
+		uint16_t proxy_port; /* default 3128 */
 		/*
 		 * Added by the policy part: network.resolver parsed.
 		 * resolver_family is 0 when resolver is "" (host
@@ -107,18 +107,18 @@ struct aisb_policy {
 		 * in network order and the port (default 53).  The
 		 * string form is "A.B.C.D[:PORT]" or "[V6][:PORT]".
 		 */
-		int	 resolver_family;
-		uint8_t	 resolver_addr[16];
+		int resolver_family;
+		uint8_t resolver_addr[16];
 		uint16_t resolver_port;
 	} net;
 
 	struct {
-		uint64_t memory;	/* bytes, 0 = no limit */
-		uint64_t pids;		/* 0 = no limit */
-		unsigned cpu;		/* percent of one core, 0 = no limit */
-		uint64_t nofile;	/* 0 = inherit */
-		uint64_t fsize;		/* bytes, 0 = no limit */
-		uint64_t timeout;	/* seconds, 0 = none */
+		uint64_t memory; /* bytes, 0 = no limit */
+		uint64_t pids; /* 0 = no limit */
+		unsigned cpu; /* percent of one core, 0 = no limit */
+		uint64_t nofile; /* 0 = inherit */
+		uint64_t fsize; /* bytes, 0 = no limit */
+		uint64_t timeout; /* seconds, 0 = none */
 		enum aisb_enforce enforce;
 	} limits;
 
@@ -126,7 +126,7 @@ struct aisb_policy {
 		struct aisb_strv services;
 	} pam;
 
-	char	 hash[65];	/* sha256 hex of the merged policy (stable) */
+	char hash[65]; /* sha256 hex of the merged policy (stable) */
 
 	/* Added by the policy part: where each value came from, and the
 	 * files read, for policy_origin() and policy_print().  Opaque. */
@@ -135,20 +135,20 @@ struct aisb_policy {
 
 /* Error list: every error of every file, in order. */
 struct policy_errs {
-	char	**msg;		/* "FILE:LINE: KEY: text" or "FILE: text" */
-	size_t	  n;
+	char **msg; /* "FILE:LINE: KEY: text" or "FILE: text" */
+	size_t n;
 };
 
 struct policy_opts {
-	const char *user;	/* user name for %u and users.d/USER.conf */
-	const char *home;	/* passwd home for %h */
-	const char *conf_path;	/* NULL: AISB_CONF_PATH */
-	const char *users_dir;	/* NULL: AISB_USERS_DIR; "" = none */
+	const char *user; /* user name for %u and users.d/USER.conf */
+	const char *home; /* passwd home for %h */
+	const char *conf_path; /* NULL: AISB_CONF_PATH */
+	const char *users_dir; /* NULL: AISB_USERS_DIR; "" = none */
 	/*
 	 * --config FILE: the file (and its directories) may also be owned
 	 * by this uid instead of root.  (uid_t)-1 means root only.
 	 */
-	uid_t	    trusted_uid;
+	uid_t trusted_uid;
 };
 
 /*
@@ -156,10 +156,10 @@ struct policy_opts {
  * returns -EINVAL (policy invalid or unsafe: exit 78) or another
  * -errno, and fills errs (which the caller frees with policy_errs_free).
  */
-int	policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
-	    struct policy_errs *errs);
-void	policy_free(struct aisb_policy *p);
-void	policy_errs_free(struct policy_errs *errs);
+int policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
+    struct policy_errs *errs);
+void policy_free(struct aisb_policy *p);
+void policy_errs_free(struct policy_errs *errs);
 
 /*
  * Where a value came from: "FILE:LINE" or "default".  key is the
@@ -171,12 +171,12 @@ const char *policy_origin(const struct aisb_policy *p, const char *key);
  * Write the merged policy, with the origin of each value, to fd.
  * json: one JSON object (see aisb-shell(8)).
  */
-int	policy_print(const struct aisb_policy *p, int fd, bool json);
+int policy_print(const struct aisb_policy *p, int fd, bool json);
 
 /* Every key the parser knows, dotted, NULL-terminated (for doc tests). */
 extern const char *const policy_keys[];
 
 /* Does user (with its groups) match the agents list? */
-bool	policy_is_agent(const struct aisb_policy *p, const char *user);
+bool policy_is_agent(const struct aisb_policy *p, const char *user);
 
 #endif

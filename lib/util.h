@@ -24,13 +24,23 @@ util_closep(int *fd)
 	}
 }
 
-#define _cleanup_free_	__attribute__((cleanup(util_freep)))
-#define _cleanup_close_	__attribute__((cleanup(util_closep)))
+#define _cleanup_free_ __attribute__((cleanup(util_freep)))
+#define _cleanup_close_ __attribute__((cleanup(util_closep)))
 
 /* Hand an fd or pointer to the caller: the cleanup then does nothing. */
-#define TAKE_FD(fd)	({ int _t = (fd); (fd) = -1; _t; })
-#define TAKE_PTR(p)	({ __typeof__(p) _t = (p); (p) = NULL; _t; })
+#define TAKE_FD(fd)                                                            \
+	({                                                                     \
+		int _t = (fd);                                                 \
+		(fd) = -1;                                                     \
+		_t;                                                            \
+	})
+#define TAKE_PTR(p)                                                            \
+	({                                                                     \
+		__typeof__(p) _t = (p);                                        \
+		(p) = NULL;                                                    \
+		_t;                                                            \
+	})
 
-#define ELEMENTSOF(a)	(sizeof(a) / sizeof((a)[0]))
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -22,8 +22,10 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 			break;
 		if (strcmp(o, "--config") == 0 || strcmp(o, "--user") == 0) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "aisb-shell: %s needs an "
-				    "argument\n", o);
+				fprintf(stderr,
+				    "aisb-shell: %s needs an "
+				    "argument\n",
+				    o);
 				return -EINVAL;
 			}
 			if (o[2] == 'c')
@@ -43,20 +45,23 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 		else if (strcmp(o, "--help") == 0)
 			out->action = ACT_HELP;
 		else {
-			fprintf(stderr, "aisb-shell: unknown option '%s' "
-			    "(see aisb-shell --help)\n", o);
+			fprintf(stderr,
+			    "aisb-shell: unknown option '%s' "
+			    "(see aisb-shell --help)\n",
+			    o);
 			return -EINVAL;
 		}
 	}
 	if (i < argc && strcmp(argv[i], "--") == 0)
 		i++;
 	if (out->json && out->action != ACT_PRINT_POLICY) {
-		fprintf(stderr, "aisb-shell: --json goes with --print-policy\n");
+		fprintf(
+		    stderr, "aisb-shell: --json goes with --print-policy\n");
 		return -EINVAL;
 	}
 	if (out->action != ACT_SESSION && i < argc) {
-		fprintf(stderr, "aisb-shell: unexpected argument '%s'\n",
-		    argv[i]);
+		fprintf(
+		    stderr, "aisb-shell: unexpected argument '%s'\n", argv[i]);
 		return -EINVAL;
 	}
 	out->argc = argc - i;

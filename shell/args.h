@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 enum aisb_action {
-	ACT_SESSION = 0,	/* run a sandboxed session */
+	ACT_SESSION = 0, /* run a sandboxed session */
 	ACT_PRINT_POLICY,
 	ACT_CHECK_CONFIG,
 	ACT_DOCTOR,
@@ -21,26 +21,26 @@ enum aisb_action {
 
 struct aisb_args {
 	enum aisb_action action;
-	bool	 json;		/* --print-policy --json */
-	const char *config;	/* --config FILE, or NULL */
-	const char *user;	/* --user NAME (admin forms only; root) */
-	bool	 login;		/* argv[0] starts with '-' */
+	bool json; /* --print-policy --json */
+	const char *config; /* --config FILE, or NULL */
+	const char *user; /* --user NAME (admin forms only; root) */
+	bool login; /* argv[0] starts with '-' */
 	const char *argv0;
-	int	 argc;		/* the rest: the shell form */
-	char	**argv;
+	int argc; /* the rest: the shell form */
+	char **argv;
 };
 
 /*
  * Parse.  Returns 0, or -EINVAL after printing one line saying what is
  * wrong (the caller exits 2 for usage errors).
  */
-int	args_parse(int argc, char **argv, struct aisb_args *out);
+int args_parse(int argc, char **argv, struct aisb_args *out);
 
 /* Admin forms (shell/admin.c); returns the exit status. */
-int	admin_main(const struct aisb_args *a);
+int admin_main(const struct aisb_args *a);
 /* aisb-shell --doctor (shell/doctor.c); returns the exit status. */
-int	doctor_main(const struct aisb_args *a);
+int doctor_main(const struct aisb_args *a);
 /* A sandboxed session (shell/session.c); returns the exit status. */
-int	session_main(const struct aisb_args *a);
+int session_main(const struct aisb_args *a);
 
 #endif

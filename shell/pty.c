@@ -374,7 +374,8 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 			left = deadline - now_ms();
 			if (left <= 0) {
 				/* The whole pid namespace dies with init. */
-				log_record(LOG_INFO, "session timed out after %llu s",
+				log_record(LOG_INFO,
+				    "session timed out after %llu s",
 				    (unsigned long long)timeout_s);
 				kill(init, SIGKILL);
 				*ret_timed_out = 1;

@@ -45,19 +45,21 @@ tap_done(void)
 	return tap_failed ? 1 : 0;
 }
 
-#define ok(cond, ...)	tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
-#define is_int(a, b, ...) do { \
-	long long _a = (a), _b = (b); \
-	if (!ok(_a == _b, __VA_ARGS__)) \
-		printf("#   got %lld, want %lld\n", _a, _b); \
-} while (0)
-#define is_str(a, b, ...) do { \
-	const char *_a = (a), *_b = (b); \
-	if (!ok(_a && _b && strcmp(_a, _b) == 0, __VA_ARGS__)) \
-		printf("#   got '%s', want '%s'\n", _a ? _a : "(null)", \
-		    _b ? _b : "(null)"); \
-} while (0)
-#define TEST(name)	static void test_##name(void)
-#define RUN(name)	test_##name()
+#define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+#define is_int(a, b, ...)                                                      \
+	do {                                                                   \
+		long long _a = (a), _b = (b);                                  \
+		if (!ok(_a == _b, __VA_ARGS__))                                \
+			printf("#   got %lld, want %lld\n", _a, _b);           \
+	} while (0)
+#define is_str(a, b, ...)                                                      \
+	do {                                                                   \
+		const char *_a = (a), *_b = (b);                               \
+		if (!ok(_a && _b && strcmp(_a, _b) == 0, __VA_ARGS__))         \
+			printf("#   got '%s', want '%s'\n",                    \
+			    _a ? _a : "(null)", _b ? _b : "(null)");           \
+	} while (0)
+#define TEST(name) static void test_##name(void)
+#define RUN(name) test_##name()
 
 #endif
