@@ -15,7 +15,8 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 	memset(out, 0, sizeof(*out));
 	out->argv0 = argc > 0 && argv[0] ? argv[0] : "aisb-shell";
 	out->login = out->argv0[0] == '-';
-	for (i = 1; i < argc; i++) {
+	/* argc can be 0 (execve with an empty argv): no shell form then. */
+	for (i = argc > 0 ? 1 : 0; i < argc; i++) {
 		const char *o = argv[i];
 
 		if (strncmp(o, "--", 2) != 0 || strcmp(o, "--") == 0)

@@ -33,9 +33,21 @@ TEST(forms)
 	is_int(args_parse(2, v7, &a), -EINVAL, "--config without a file");
 }
 
+/* Found by fuzz_args: an empty argv gave a shell form of -1 words. */
+TEST(empty_argv)
+{
+	struct aisb_args a;
+	char *v[] = { NULL };
+
+	is_int(args_parse(0, v, &a), 0, "an empty argv parses");
+	ok(a.argc == 0 && a.argv == v && a.action == ACT_SESSION,
+	    "an empty argv has an empty shell form");
+}
+
 int
 main(void)
 {
 	RUN(forms);
+	RUN(empty_argv);
 	return tap_done();
 }
