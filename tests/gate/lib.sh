@@ -167,6 +167,9 @@ gcurl() {
 	gin curl -sS --max-time 15 --proxy http://127.0.0.1:3128 "$@"
 }
 
+# quiet CMD...: CMD without its output (for ok).
+quiet() { "$@" >/dev/null 2>&1; }
+
 gt_canary_clean() {
 	[ ! -s "$T/canary.log" ]
 }
