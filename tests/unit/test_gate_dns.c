@@ -150,6 +150,38 @@ TEST(decide)
 	ok(!decide_addr(&pol, &a, &range), "v4-mapped loopback refused");
 }
 
+TEST(resolvconf)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+	socklen_t l;
+	char a[64];
+
+	is_int(resolv_parse_conf("# x\nsearch example\nnameserver 198.51.100.2 "
+	                         "# c\nnameserver 198.51.100.3\n",
+	           NULL, &ss, &l),
+	    0, "resolv.conf: the first nameserver");
+	inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+	ok(ss.ss_family == AF_INET && strcmp(a, "198.51.100.2") == 0 &&
+	        ntohs(s4->sin_port) == 53,
+	    "... port 53 (%s)", a);
+	is_int(resolv_parse_conf("", NULL, &ss, &l), 0, "no nameserver line");
+	ok(s4->sin_addr.s_addr == htonl(INADDR_LOOPBACK),
+	    "... 127.0.0.1, as glibc does");
+	is_int(resolv_parse_conf(
+	           "nameserver 10.0.0.1\n", "203.0.113.5:5353", &ss, &l),
+	    0, "network.resolver ADDR:PORT wins");
+	ok(ntohs(s4->sin_port) == 5353, "... with its port");
+	is_int(resolv_parse_conf(NULL, "[2001:db8::1]:54", &ss, &l), 0,
+	    "[V6]:PORT");
+	ok(ss.ss_family == AF_INET6 && ntohs(s6->sin6_port) == 54,
+	    "... v6 and port");
+	is_int(resolv_parse_conf(NULL, "2001:db8::1", &ss, &l), 0, "bare v6");
+	is_int(resolv_parse_conf(NULL, "resolver.example", &ss, &l), -EINVAL,
+	    "a name is not an address");
+}
+
 int
 main(void)
 {
@@ -157,5 +189,6 @@ main(void)
 	RUN(messages);
 	RUN(stub);
 	RUN(decide);
+	RUN(resolvconf);
 	return tap_done();
 }
