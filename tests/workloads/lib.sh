@@ -120,3 +120,12 @@ while True:
 		exit $rc' wl-syslog "$log" "$U" "$CONF" "$AISB_SHELL" "$cmd" \
 	    2>&1 </dev/null
 }
+
+# timed CMD: CMD for a session, followed by a line "ms=N": how long CMD
+# took inside the session (the session's own start-up not counted).
+timed() {
+	# shellcheck disable=SC2016 # expanded in the session
+	printf 't0=$(date +%%s%%N); %s\necho "ms=$(( ($(date +%%s%%N) - t0) / 1000000 ))"' "$1"
+}
+# ms_of OUT: the N of timed's last "ms=N" line.
+ms_of() { printf '%s\n' "$1" | sed -n 's/^ms=//p' | tail -1; }
