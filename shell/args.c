@@ -41,6 +41,8 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 			out->action = ACT_CHECK_CONFIG;
 		else if (strcmp(o, "--doctor") == 0)
 			out->action = ACT_DOCTOR;
+		else if (strcmp(o, "--jailcheck") == 0)
+			out->action = ACT_JAILCHECK;
 		else if (strcmp(o, "--version") == 0)
 			out->action = ACT_VERSION;
 		else if (strcmp(o, "--help") == 0)

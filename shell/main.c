@@ -17,6 +17,8 @@ main(int argc, char **argv)
 		return session_main(&a);
 	case ACT_DOCTOR:
 		return doctor_main(&a);
+	case ACT_JAILCHECK:
+		return jailcheck_main();
 	default:
 		return admin_main(&a);
 	}
