@@ -1,0 +1,409 @@
+/*
+ * jailcheck.c: aisb-shell --jailcheck, an audit of what a session
+ * exposes, run from inside it (in the spirit of firejail's jailcheck):
+ *
+ *	aisb-shell -c 'aisb-shell --jailcheck'
+ *
+ * One line per check on stdout, "ok", "note" or "FOUND", and exit 1 if
+ * anything was FOUND.  It only looks: it opens files read-only, lists
+ * directories, reads /proc, and tries a few TCP connects that a sandbox
+ * without a route must refuse at once (no packet can leave: an address
+ * with no route fails in connect() itself).  Outside a sandbox the same
+ * checks report what a plain login would expose, which is the twin the
+ * tests compare against.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+
+#include "aisb.h"
+#include "args.h"
+#include "util.h"
+
+/* Bounds of the filesystem walks: the check must end in seconds. */
+#define JC_MAX_DEPTH	 24
+#define JC_MAX_ENTRIES	 400000
+#define JC_MAX_SOCKETS	 20
+
+struct jc {
+	int found;
+	unsigned long entries;	/* walked so far */
+	bool truncated;
+	unsigned long privileged;	/* setuid/setgid/caps on nosuid */
+	unsigned long sockets;	/* reported under /run, /var/run, /tmp */
+};
+
+static void
+jc_line(struct jc *j, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+jc_line(struct jc *j, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (strcmp(kind, "FOUND") == 0)
+		j->found++;
+	printf("jailcheck: %-5s ", kind);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* A file counts as readable when a byte (or a directory entry) comes. */
+static bool
+readable(const char *path)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	char c;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return false;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = fdopendir(fd);
+		struct dirent *e;
+		bool any = false;
+
+		if (d == NULL)
+			return false;
+		fd = -1;
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 &&
+			    strcmp(e->d_name, "..") != 0) {
+				any = true;
+				break;
+			}
+		closedir(d);
+		return any;
+	}
+	return S_ISREG(st.st_mode) && read(fd, &c, 1) == 1;
+}
+
+static void
+check_files(struct jc *j)
+{
+	static const char *const files[] = {
+		"/etc/shadow", "/etc/shadow-", "/etc/gshadow",
+		"/etc/gshadow-", "/etc/sudoers", "/etc/ssh/ssh_host_*_key",
+		"/etc/ssl/private/*", "/root", "/var/log/auth.log",
+		"/var/spool/cron/crontabs", "/proc/1/environ",
+		"/proc/kcore",
+	};
+	const char *home = getenv("HOME");
+	int before = j->found;
+	size_t i, k;
+	glob_t g;
+	DIR *d;
+
+	for (i = 0; i < ELEMENTSOF(files); i++) {
+		if (glob(files[i], GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (k = 0; k < g.gl_pathc; k++)
+			if (readable(g.gl_pathv[k]))
+				jc_line(j, "FOUND", "file: %s is readable",
+				    g.gl_pathv[k]);
+		globfree(&g);
+	}
+	/* Homes other than one's own. */
+	if ((d = opendir("/home")) != NULL) {
+		struct dirent *e;
+
+		while ((e = readdir(d)) != NULL) {
+			char p[PATH_MAX];
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "/home/%s", e->d_name);
+			if (home && strcmp(p, home) == 0)
+				continue;
+			if (readable(p))
+				jc_line(j, "FOUND", "file: another home, %s, "
+				    "is readable", p);
+		}
+		closedir(d);
+	}
+	if (j->found == before)
+		jc_line(j, "ok", "files: no shadow, sudoers, host key, /root "
+		    "or other home is readable");
+}
+
+static bool
+privileged(int dfd, const char *name, const struct stat *st)
+{
+	_cleanup_close_ int fd = -1;
+	char fp[64];
+
+	if (st->st_mode & (S_ISUID | S_ISGID))
+		return true;
+	/* A file capability: security.capability on the file itself. */
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	snprintf(fp, sizeof(fp), "/proc/self/fd/%d", fd);
+	return getxattr(fp, "security.capability", NULL, 0) >= 0;
+}
+
+/*
+ * Walk DFD (PATH) without following symlinks or leaving its device.
+ * Sockets under /run, /var/run and /tmp, and setuid, setgid or
+ * file-capability regular files are reported; a privileged file on a
+ * nosuid mount is only counted (exec ignores the bits there).
+ */
+static void
+walk(struct jc *j, int dfd, const char *path, int depth, dev_t dev)
+{
+	struct dirent *e;
+	DIR *d;
+
+	if (depth > JC_MAX_DEPTH)
+		return;
+	d = fdopendir(dfd);
+	if (d == NULL) {
+		close(dfd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char sub[PATH_MAX];
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++j->entries > JC_MAX_ENTRIES) {
+			j->truncated = true;
+			break;
+		}
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s",
+		    strcmp(path, "/") == 0 ? "" : path, e->d_name) >=
+		    (int)sizeof(sub))
+			continue;
+		if (S_ISSOCK(st.st_mode)) {
+			if ((strncmp(sub, "/run/", 5) == 0 ||
+			    strncmp(sub, "/var/run/", 9) == 0) &&
+			    ++j->sockets <= JC_MAX_SOCKETS)
+				jc_line(j, "FOUND", "socket: %s (a host socket"
+				    " may accept connect() even on a read-only"
+				    " bind)", sub);
+			else if (strncmp(sub, "/tmp/", 5) == 0)
+				jc_line(j, "note", "socket: %s (the session's "
+				    "own /tmp)", sub);
+		} else if (S_ISREG(st.st_mode) &&
+		    privileged(dirfd(d), e->d_name, &st)) {
+			struct statvfs sv;
+			_cleanup_close_ int fd = openat(dirfd(d), e->d_name,
+			    O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+			if (fd >= 0 && fstatvfs(fd, &sv) == 0 &&
+			    (sv.f_flag & ST_NOSUID))
+				j->privileged++;
+			else
+				jc_line(j, "FOUND", "privileged: %s is %s%s "
+				    "on a mount without nosuid", sub,
+				    st.st_mode & S_ISUID ? "setuid" :
+				    st.st_mode & S_ISGID ? "setgid" : "",
+				    st.st_mode & (S_ISUID | S_ISGID) ? "" :
+				    "file-capability");
+		} else if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
+			int fd = openat(dirfd(d), e->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (fd >= 0)
+				walk(j, fd, sub, depth + 1, dev);
+		} else if (S_ISDIR(st.st_mode)) {
+			/* Another mount: walk it with its own device. */
+			int fd = openat(dirfd(d), e->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (fd >= 0 && strcmp(sub, "/proc") != 0 &&
+			    strcmp(sub, "/sys") != 0)
+				walk(j, fd, sub, depth + 1, st.st_dev);
+			else if (fd >= 0)
+				close(fd);
+		}
+		if (j->truncated)
+			break;
+	}
+	closedir(d);
+}
+
+static void
+check_walk(struct jc *j)
+{
+	int before = j->found;
+	struct stat st;
+	int fd;
+
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		jc_line(j, "FOUND", "walk: cannot open /: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	walk(j, fd, "/", 0, st.st_dev);
+	if (j->sockets > JC_MAX_SOCKETS)
+		jc_line(j, "FOUND", "socket: %lu more under /run",
+		    j->sockets - JC_MAX_SOCKETS);
+	if (j->truncated)
+		jc_line(j, "note", "walk: stopped after %d entries",
+		    JC_MAX_ENTRIES);
+	if (j->found == before)
+		jc_line(j, "ok", "walk: %lu entries, no socket under /run, "
+		    "no effective setuid, setgid or file-capability binary "
+		    "(%lu on nosuid mounts)", j->entries, j->privileged);
+}
+
+static void
+check_abstract(struct jc *j)
+{
+	FILE *f = fopen("/proc/net/unix", "re");
+	char line[512];
+	int n = 0;
+
+	if (f == NULL) {
+		jc_line(j, "note", "sockets: cannot read /proc/net/unix");
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *at = strchr(line, '@');
+
+		if (at == NULL)
+			continue;
+		at[strcspn(at, "\n")] = '\0';
+		if (++n <= JC_MAX_SOCKETS)
+			jc_line(j, "FOUND", "socket: abstract %s (this network "
+			    "namespace)", at);
+	}
+	fclose(f);
+	if (n == 0)
+		jc_line(j, "ok", "sockets: no abstract unix socket in this "
+		    "network namespace");
+}
+
+static void
+check_status(struct jc *j)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+
+	if (f == NULL) {
+		jc_line(j, "FOUND", "status: cannot read /proc/self/status");
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *v;
+
+		line[strcspn(line, "\n")] = '\0';
+		if ((v = strchr(line, ':')) == NULL)
+			continue;
+		*v++ = '\0';
+		v += strspn(v, " \t");
+		if (strncmp(line, "Cap", 3) == 0)
+			jc_line(j, strspn(v, "0") == strlen(v) ? "ok" : "FOUND",
+			    "caps: %s %s", line, v);
+		else if (strcmp(line, "NoNewPrivs") == 0)
+			jc_line(j, strcmp(v, "1") == 0 ? "ok" : "FOUND",
+			    "no_new_privs: %s", v);
+		else if (strcmp(line, "Seccomp") == 0)
+			jc_line(j, strcmp(v, "2") == 0 ? "ok" : "FOUND",
+			    "seccomp: %s (2 is filter mode)", v);
+	}
+	fclose(f);
+}
+
+/*
+ * connect() to ADDR:PORT with a 1 s bound.  Returns 0 when it connected,
+ * else the errno (ETIMEDOUT when nothing answered).
+ */
+static int
+try_connect(const char *addr, int port)
+{
+	_cleanup_close_ int fd = -1;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct pollfd p;
+	socklen_t l = sizeof(int);
+	int err = 0;
+
+	sin.sin_port = htons(port);
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1)
+		return EINVAL;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return errno;
+	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	if (poll(&p, 1, 1000) != 1)
+		return ETIMEDOUT;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0)
+		return errno;
+	return err;
+}
+
+static void
+check_network(struct jc *j)
+{
+	/*
+	 * Documentation (198.51.100.0/24), private and link-local metadata
+	 * addresses: none may connect, nor hang (a hang means a route).
+	 */
+	static const char *const out[] = {
+		"198.51.100.1", "10.0.0.1", "169.254.169.254",
+	};
+	size_t i;
+	int e;
+
+	for (i = 0; i < ELEMENTSOF(out); i++) {
+		e = try_connect(out[i], 80);
+		if (e == 0 || e == ETIMEDOUT)
+			jc_line(j, "FOUND", "network: %s:80 %s", out[i],
+			    e ? "did not fail at once (a route out exists)" :
+			    "connected");
+		else
+			jc_line(j, "ok", "network: %s:80 unreachable (%s)",
+			    out[i], strerror(e));
+	}
+	e = try_connect("127.0.0.1", 3128);
+	jc_line(j, "note", "network: the gate's proxy 127.0.0.1:3128 %s",
+	    e == 0 ? "answers (gated mode)" : strerror(e));
+}
+
+int
+jailcheck_main(void)
+{
+	struct jc j = { 0 };
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	check_status(&j);
+	check_files(&j);
+	check_abstract(&j);
+	check_walk(&j);
+	check_network(&j);
+	if (j.found)
+		printf("jailcheck: %d finding%s\n", j.found,
+		    j.found == 1 ? "" : "s");
+	else
+		printf("jailcheck: clean\n");
+	return j.found ? 1 : 0;
+}

@@ -1,0 +1,61 @@
+#!/bin/bash
+# aisb-shell --jailcheck, the in-session audit (shell/jailcheck.c): it
+# reports a default session clean, and it finds what a policy
+# deliberately exposes (a host socket directory bound read-only, #17)
+# or what the session itself creates (an abstract socket).  Its twin is
+# the same check run by the same user outside any sandbox: findings.
+# Commands run inside the sandbox are single-quoted on purpose.
+# shellcheck disable=SC2016
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/escape/lib-esc.sh
+. "$(dirname "$0")/lib-esc.sh"
+exec </dev/null
+esc_require
+u=tesc8
+esc_user "$u"
+# The binary as a session sees it: a copy in the project (the build tree
+# may lie under a hidden directory such as /root).
+install -m 0755 "$AISB_SHELL" "$ESC_TOP/$u/project/aisb-shell"
+jc=/project/aisb-shell
+conf=$(esc_conf jc)
+
+out=$(esc "$u" "$conf" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
+like "$out" "jailcheck: clean" "inside a default session: clean"
+like "$out" "rc=0" "... exit 0"
+unlike "$out" "FOUND" "... no finding"
+like "$out" "ok +caps: CapEff 0+$" "... reports the capabilities"
+like "$out" "ok +no_new_privs: 1" "... reports no_new_privs"
+like "$out" "ok +seccomp: 2" "... reports seccomp"
+like "$out" "ok +network: 169.254.169.254:80 unreachable" "... the metadata address is unreachable"
+like "$out" "ok +walk: [0-9]+ entries" "... walked the filesystem"
+
+# Twin: the same user, no sandbox.
+out=$(as "$u" "$ESC_TOP/$u/project/aisb-shell" --jailcheck 2>&1; echo "rc=$?")
+like "$out" "FOUND no_new_privs: 0" "outside: no_new_privs is reported missing"
+like "$out" "FOUND seccomp: 0" "outside: no seccomp is reported"
+like "$out" "rc=1" "outside: exit 1"
+
+# A policy that binds a host socket directory read-only: connect() works
+# on a read-only bind, and the checker says so.
+rund=/run/aisbt-escj
+install -d -m 0755 "$rund"
+at_exit "rm -rf '$rund'"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$rund/canary.sock"
+exposed=$(esc_conf jc-exposed "filesystem { readonly = {\"$rund\"} }")
+out=$(esc "$u" "$exposed" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
+like "$out" "FOUND socket: $rund/canary.sock" "exposed policy: the bound host socket is found"
+like "$out" "rc=1" "... exit 1"
+
+# An abstract socket in the session's network namespace.
+out=$(esc "$u" "$conf" -c 'python3 -c "
+import socket, subprocess, sys
+s = socket.socket(socket.AF_UNIX); s.bind(\"\0esc-jc-abstract\")
+sys.exit(subprocess.run([\"'"$jc"'\", \"--jailcheck\"]).returncode)"; echo rc=$?' 2>&1)
+like "$out" "FOUND socket: abstract @esc-jc-abstract" "an abstract socket inside is found"
+like "$out" "rc=1" "... exit 1"
+
+out=$(esc "$u" "$conf" -c "$jc --jailcheck extra; echo rc=\$?" 2>&1)
+like "$out" "rc=2" "--jailcheck takes no argument (usage error)"
+
+done_testing
