@@ -178,6 +178,7 @@ classify(pam_handle_t *pamh, const struct args *a, const struct passwd *pw,
 	*ret = NULL;
 	r = load(a, pw, true, &p, &errs);
 	if (r >= 0) {
+		policy_errs_free(&errs);
 		if (policy_is_agent(p, pw->pw_name)) {
 			*ret = p;
 			return AGENT_YES;
@@ -190,6 +191,7 @@ classify(pam_handle_t *pamh, const struct args *a, const struct passwd *pw,
 
 	r = load(a, pw, false, &p, &errs);
 	if (r >= 0) {
+		policy_errs_free(&errs);
 		agent = policy_is_agent(p, pw->pw_name);
 		policy_free(p);
 		if (agent)

@@ -945,6 +945,7 @@ check_agent(struct doctor *d, const struct passwd *pw)
 			    "does not load");
 		policy_errs_free(&errs);
 	} else {
+		policy_errs_free(&errs);
 		report(d, OK, check, NULL, "loads (%s)",
 		    d->conf ? d->conf : AISB_CONF_PATH);
 		if (!policy_is_agent(p, pw->pw_name))
@@ -1061,8 +1062,10 @@ doctor_main(const struct aisb_args *a)
 			    "%s does not load",
 			    d.conf ? d.conf : AISB_CONF_PATH);
 		policy_errs_free(&errs);
-	} else
+	} else {
+		policy_errs_free(&errs);
 		n = find_agents(p, names);
+	}
 	policy_free(p);
 	free(self.pw_name);
 	free(self.pw_dir);
