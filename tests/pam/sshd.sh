@@ -13,8 +13,8 @@ free_port() {
 }
 
 wait_port() {	# wait_port PORT: until something listens on it (5 s)
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		ss -Htln "sport = :$1" | grep -q . && return 0
 		sleep 0.05
 	done
@@ -150,8 +150,8 @@ tmux_keys() { tmux -L "aisbt-pam-$$" send-keys -t "$1" "${@:2}"; }
 tmux_screen() { tmux -L "aisbt-pam-$$" capture-pane -p -t "$1"; }
 # tmux_wait NAME REGEX: until the pane shows REGEX (10 s).
 tmux_wait() {
-	local i
-	for i in $(seq 200); do
+	local _
+	for _ in $(seq 200); do
 		tmux_screen "$1" | grep -Eq -- "$2" && return 0
 		sleep 0.05
 	done
