@@ -147,7 +147,7 @@ conn_close(struct conn *c)
 		return;
 	log_close(c);
 	c->dead = true;
-	resolv_cancel(c->rv);
+	resolv_cancel(c->rv, c);
 	c->rv = NULL;
 	upstream_close(c);
 	close_fd(&c->cfd);
@@ -218,7 +218,7 @@ send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
 	int n;
 
 	log_close(c);
-	resolv_cancel(c->rv);
+	resolv_cancel(c->rv, c);
 	c->rv = NULL;
 	upstream_close(c);
 	if (c->capture) {

@@ -283,7 +283,8 @@ struct resolv;
  */
 int resolv_start(struct conn *c, const char *name, struct dns_addr *addrs,
     size_t *n, struct resolv **ret);
-void resolv_cancel(struct resolv *r);
+/* c no longer waits; the lookup stops when nobody does. */
+void resolv_cancel(struct resolv *r, struct conn *c);
 void resolv_event(struct resolv *r, bool tcp, uint32_t events);
 /* Retransmits, timeouts, and freeing finished lookups. */
 void resolv_tick(uint64_t now);

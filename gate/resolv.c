@@ -3,9 +3,10 @@
  * the event loop (getaddrinfo would) and so that the addresses a
  * connection uses are exactly the ones it checked.
  *
- * One lookup per connection: A and AAAA over one connected UDP socket
- * (random ids, random source port, the question must match), TCP when
- * an answer is truncated, retransmits at 1 s and 2.5 s, gives up at
+ * One lookup per connection (connections that want the same name at
+ * the same time share it and its answer): A and AAAA over one connected UDP
+ * socket (random ids, random source port, the question must match), TCP when an
+ * answer is truncated, retransmits at 1 s and 2.5 s, gives up at
  * GATE_RESOLVE_MS.  Answers are cached for their TTL (at most
  * GATE_CACHE_TTL_MAX); a connection never looks a name up twice.
  */
@@ -22,7 +23,8 @@
 
 struct resolv {
 	struct ev ev_udp, ev_tcp;
-	struct conn *conn;
+	struct conn **waiters; /* connections waiting for this lookup */
+	size_t nwait, capwait;
 	bool dead;
 	char name[HOST_MAX + 1];
 	int ufd, tfd;
@@ -199,12 +201,26 @@ send_udp(struct resolv *r)
 	}
 }
 
+/* Close the sockets; the lookup is freed by the next tick. */
+static void
+stop(struct resolv *r)
+{
+	if (r->dead)
+		return;
+	r->dead = true;
+	if (r->ufd >= 0)
+		close(r->ufd);
+	if (r->tfd >= 0)
+		close(r->tfd);
+	r->ufd = r->tfd = -1;
+}
+
 static void
 finish(struct resolv *r, const char *err)
 {
 	struct dns_addr out[GATE_MAX_ADDRS];
-	size_t n = 0;
-	struct conn *c = r->conn;
+	struct conn **w = r->waiters;
+	size_t n = 0, nw = r->nwait;
 
 	if (r->dead)
 		return;
@@ -217,9 +233,29 @@ finish(struct resolv *r, const char *err)
 		    : "the name has no address";
 	if (err == NULL)
 		cache_put(r->name, out, n, r->ttl);
-	resolv_cancel(r);
-	if (c)
-		conn_resolved(c, out, n, err);
+	/* Every waiter gets the same checked answer: one lookup each. */
+	r->waiters = NULL;
+	r->nwait = r->capwait = 0;
+	stop(r);
+	for (size_t i = 0; i < nw; i++)
+		conn_resolved(w[i], out, n, err);
+	free(w);
+}
+
+static int
+add_waiter(struct resolv *r, struct conn *c)
+{
+	if (r->nwait == r->capwait) {
+		size_t cap = r->capwait ? r->capwait * 2 : 4;
+		struct conn **w = reallocarray(r->waiters, cap, sizeof(*w));
+
+		if (w == NULL)
+			return -ENOMEM;
+		r->waiters = w;
+		r->capwait = cap;
+	}
+	r->waiters[r->nwait++] = c;
+	return 0;
 }
 
 static void
@@ -361,6 +397,14 @@ resolv_start(struct conn *c, const char *name, struct dns_addr *addrs,
 		*n = e->n;
 		return 0;
 	}
+	/* The same name already on its way: wait for that answer. */
+	for (r = all; r; r = r->next)
+		if (!r->dead && strcmp(r->name, name) == 0) {
+			if (add_waiter(r, c) < 0)
+				return -ENOMEM;
+			*ret = r;
+			return 1;
+		}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return -ENOMEM;
@@ -381,13 +425,18 @@ resolv_start(struct conn *c, const char *name, struct dns_addr *addrs,
 	}
 	r->ufd = fd;
 	r->tfd = -1;
-	r->conn = c;
+	if (add_waiter(r, c) < 0) {
+		close(fd);
+		free(r);
+		return -ENOMEM;
+	}
 	r->ttl = UINT32_MAX;
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->ev_udp.kind = EV_RESOLV;
 	r->ev_udp.obj = r;
 	if (loop_add(fd, EPOLLIN | EPOLLET, &r->ev_udp) < 0) {
 		close(fd);
+		free(r->waiters);
 		free(r);
 		return -ENOMEM;
 	}
@@ -401,17 +450,17 @@ resolv_start(struct conn *c, const char *name, struct dns_addr *addrs,
 }
 
 void
-resolv_cancel(struct resolv *r)
+resolv_cancel(struct resolv *r, struct conn *c)
 {
 	if (r == NULL || r->dead)
 		return;
-	r->dead = true;
-	r->conn = NULL;
-	if (r->ufd >= 0)
-		close(r->ufd);
-	if (r->tfd >= 0)
-		close(r->tfd);
-	r->ufd = r->tfd = -1;
+	for (size_t i = 0; i < r->nwait; i++)
+		if (r->waiters[i] == c) {
+			r->waiters[i] = r->waiters[--r->nwait];
+			break;
+		}
+	if (r->nwait == 0)
+		stop(r);
 }
 
 void
@@ -467,6 +516,7 @@ resolv_tick(uint64_t now)
 		}
 		if (r->dead) {
 			*pp = r->next;
+			free(r->waiters);
 			free(r);
 		} else
 			pp = &r->next;
@@ -477,7 +527,7 @@ void
 resolv_reset(void)
 {
 	for (struct resolv *r = all; r; r = r->next)
-		resolv_cancel(r);
+		stop(r);
 	resolv_tick(0);
 	free(cache);
 	cache = NULL;
