@@ -40,6 +40,16 @@ cmds=(
 	"aisb-none"    "$as $BUILD/bin/aisb-shell --config $dir/conf/none.conf -c true"
 	"aisb-gated"   "$as $BUILD/bin/aisb-shell --config $dir/conf/gated.conf -c true"
 )
+# Rootless podman, where it runs: as the same user, with a local image
+# (the bench never pulls one), without network and with pasta.
+if ! command -v podman >/dev/null; then
+	echo "startup: SKIP podman: not installed"
+elif ! img=$(cd / && $as podman images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null | head -1) || [ -z "$img" ]; then
+	echo "startup: SKIP podman: no local image for $u (podman pull one as $u)"
+else
+	cmds+=("podman-none" "$as podman run --rm --network=none $img true"
+	       "podman-pasta" "$as podman run --rm --network=pasta $img true")
+fi
 args=()
 names=()
 for ((i = 0; i < ${#cmds[@]}; i += 2)); do
@@ -64,4 +74,14 @@ for x in r:
     p90 = t[int(len(t) * 0.9) - 1] if t else 0
     print(f"{x['command']:<12} {x['median']*1e3:>10.2f} {p90*1e3:>8.2f} "
           f"{x['median']/base['median']:>10.2f}")
+by = {x["command"]: x["median"] for x in r}
+if "aisb-gated" in by and "unshare" in by:
+    k = by["aisb-gated"] / by["unshare"]
+    line = f"targets: aisb-gated <= 2.5 x unshare: {k:.2f} ({'met' if k <= 2.5 else 'MISSED'})"
+    if "podman-pasta" in by:
+        f = by["podman-pasta"] / by["aisb-gated"]
+        line += f"; >= 40 x faster than podman with pasta: {f:.1f} ({'met' if f >= 40 else 'MISSED'})"
+    else:
+        line += "; podman: not measured here"
+    print(line)
 EOP
