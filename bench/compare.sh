@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2086 # lists of figures split into numbers on purpose
 # bench/compare.sh GATE_A GATE_B: two aisb-gate binaries on the same test
 # bed (bench/lib.sh), alternately, ROUNDS times: CONNECT and plain HTTP
 # throughput (SIZE MiB) and new connections/s through the proxy (ab -c 16,
@@ -7,9 +8,12 @@
 #   make BUILD=/tmp/b && bench/compare.sh build/libexec/aisb/aisb-gate \
 #       /tmp/b/libexec/aisb/aisb-gate
 set -u
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
-[ $# = 2 ] && [ -x "$1" ] && [ -x "$2" ] ||
-	{ echo "usage: bench/compare.sh GATE_A GATE_B" >&2; exit 2; }
+if [ $# != 2 ] || [ ! -x "$1" ] || [ ! -x "$2" ]; then
+	echo "usage: bench/compare.sh GATE_A GATE_B" >&2
+	exit 2
+fi
 gates=("$(realpath "$1")" "$(realpath "$2")")
 rounds=${ROUNDS:-4} size=$((${SIZE:-1024} << 20)) secs=${SECS:-3}
 bl_setup compare
@@ -21,7 +25,7 @@ for ((r = 0; r < rounds; r++)); do
 	d=$(timeout 60 "$BENCHNET" get "$INET_ADDR_SVC" "$BL_PORT" "$h" "/bytes/$size" | mbs)
 	dn=$(timeout 60 ab -q -c 16 -t "$secs" -n 10000000 "http://$ORIGIN/bytes/1024" | rps)
 	for g in 0 1; do
-		BL_GATE_BIN=${gates[g]}
+		export BL_GATE_BIN=${gates[g]}
 		bl_gate || { echo "compare: gate $g did not start: $(bl_gate_why)"; exit 1; }
 		c=$(tgin 60 "$BENCHNET" get 127.0.0.1 3128 "$h" "/bytes/$size" connect | mbs)
 		p=$(tgin 60 "$BENCHNET" get 127.0.0.1 3128 "$h" "/bytes/$size" absolute | mbs)

@@ -5,6 +5,7 @@
 # wall time of the whole burst, and how many succeeded (all must).  The
 # baseline is one session alone (median of 10), measured in the same run.
 set -u
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 n=50 solo=10
 [ -n "$QUICK" ] && { n=10; solo=3; }

@@ -5,6 +5,7 @@
 # the capture path) and through squid with the same allowlist.  Each
 # figure is the median of RUNS runs of SECS seconds, interleaved.
 set -u
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 secs=5 runs=3
 [ -n "$QUICK" ] && { secs=1; runs=1; }
@@ -49,6 +50,7 @@ for ((r = 0; r < runs; r++)); do
 done
 kill -0 "$GATE_PID" 2>/dev/null || { echo "connrate: the gate died: $(tail -3 "$W/gate.log")"; rc=1; }
 
+# shellcheck disable=SC2086 # the list splits into numbers
 med() { bl_median ${res[$1]:-0}; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
 echo "ab -c 16, 1 KiB bodies, ${secs} s per run, median of $runs (requests/s)"

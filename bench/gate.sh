@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2086 # lists of figures split into numbers on purpose
 # bench/gate.sh: gate throughput.  One GET of 1 GiB (QUICK: 64 MiB)
 # through a CONNECT tunnel, through the capture path (nft redirect to the
 # capture port, SO_ORIGINAL_DST) and through plain HTTP proxying, against
@@ -8,6 +9,7 @@
 # direct.  Client and origin: bench/benchnet (sendfile origin, one
 # reused 1 MiB receive buffer).
 set -u
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 size=$((1 << 30)) runs=5
 [ -n "$QUICK" ] && { size=$((64 << 20)); runs=1; }

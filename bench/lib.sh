@@ -13,6 +13,7 @@
 # gate.  Squid's clients use the host's loopback the same way.  Addresses:
 # 198.51.100.0/24 and 203.0.113.0/24 (internet.sh) and loopback only.
 # Every process started here is killed by PID at exit (bl_cleanup).
+# shellcheck disable=SC2034 # the variables are for the sourcing scripts
 
 BL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${BUILD:=$(cd "$BL_DIR/.." && pwd)/build}"
@@ -44,9 +45,9 @@ bl_skip() {
 }
 
 bl_wait_port() { # NETNS|- ADDR PORT
-	local i ns=()
+	local ns=()
 	[ "$1" != - ] && ns=(ip netns exec "$1")
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		"${ns[@]}" ss -Hltn "src $2 and sport = :$3" 2>/dev/null |
 		    grep -q . && return 0
 		sleep 0.05
@@ -69,7 +70,7 @@ bl_setup() {
 	useradd -m -s /bin/bash "$BL_USER" ||
 	    bl_skip "$name" "cannot create $BL_USER"
 	bl_at_exit "userdel -r $BL_USER"
-	# shellcheck source=../tests/lib/internet.sh
+	# shellcheck source=tests/lib/internet.sh
 	. "$BL_DIR/../tests/lib/internet.sh"
 	internet_up "$BL_INET" 2>"$W/inet.err" ||
 	    bl_skip "$name" "cannot build the test internet: $(tr '\n' ' ' < "$W/inet.err")"
@@ -88,7 +89,7 @@ bl_setup() {
 	    --user=root --group=root --no-resolv --no-hosts --no-poll \
 	    --local='/#/' --listen-address="$INET_ADDR_SVC" --bind-interfaces \
 	    --port=53 --addn-hosts="$W/hosts" --local-ttl=300 --pid-file=
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		ip netns exec "$INET_NS" ss -Hlnu "src $INET_ADDR_SVC and sport = :53" |
 		    grep -q . && break
 		sleep 0.05
@@ -110,6 +111,7 @@ bl_setup() {
 # bl_gate [gatedrv options]: start the gate the way a session does
 # (gatedrv: the session's own nftables with the capture rule).  Sets
 # DRV, GATE_PID, NS, SYNTH.
+# shellcheck disable=SC2120 # callers may pass gatedrv options
 bl_gate() {
 	rm -f "$W/drv.out" "$W/gate.log"
 	: > "$W/gate.log"
@@ -122,6 +124,7 @@ bl_gate() {
 	# writing it costs the gate about as much as the records themselves).
 	local glog=/dev/null
 	[ -n "${BENCH_GATE_LOG:-}" ] && glog=$W/gate.log
+	# shellcheck disable=SC2016 # the inner script expands its own $1
 	(cd / && exec unshare -m --propagation private bash -c '
 	W=$1; shift
 	old=$(mktemp -d)
@@ -140,7 +143,7 @@ bl_gate() {
 	    > "$W/drv.out" 2> "$glog") &
 	DRV=$!
 	BL_PIDS+=("$DRV")
-	for i in $(seq "${BL_WAIT:-300}"); do
+	for _ in $(seq "${BL_WAIT:-300}"); do
 		grep -q '^ready' "$W/drv.out" 2>/dev/null && break
 		sleep 0.05
 	done

@@ -5,6 +5,7 @@
 # divided by the tunnels held.  Squid's idle RSS (same allowlist, no
 # cache) is the baseline.  Every tunnel must open: a refusal is an error.
 set -u
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 n=1000
 [ -n "$QUICK" ] && n=100
@@ -12,9 +13,11 @@ bl_setup memory
 bl_gate || bl_fail memory "the gate did not start: $(bl_gate_why)"
 rc=0
 # Warm: one request through each path, as a session's first use would.
-tgin 10 "$BENCHNET" get 127.0.0.1 3128 "svc.test:$BL_PORT" /bytes/1024 connect >/dev/null &&
-tgin 10 "$BENCHNET" get 127.0.0.1 3128 "svc.test:$BL_PORT" /bytes/1024 absolute >/dev/null ||
-	{ echo "memory: a request through the gate failed"; rc=1; }
+if ! tgin 10 "$BENCHNET" get 127.0.0.1 3128 "svc.test:$BL_PORT" /bytes/1024 connect >/dev/null ||
+    ! tgin 10 "$BENCHNET" get 127.0.0.1 3128 "svc.test:$BL_PORT" /bytes/1024 absolute >/dev/null; then
+	echo "memory: a request through the gate failed"
+	rc=1
+fi
 sleep 0.5
 read -r rss0 pss0 <<< "$(bl_rss "$GATE_PID")"
 
@@ -22,7 +25,7 @@ read -r rss0 pss0 <<< "$(bl_rss "$GATE_PID")"
 nsenter --net="$NS" "$BENCHNET" hold 127.0.0.1 3128 "svc.test:$BL_PORT" "$n" > "$W/hold.out" 2>&1 &
 HOLD=$!
 BL_PIDS+=("$HOLD")
-for i in $(seq 600); do
+for _ in $(seq 600); do
 	grep -q '^held' "$W/hold.out" 2>/dev/null && break
 	sleep 0.1
 done
@@ -30,7 +33,7 @@ read -r _ held _ failed why < "$W/hold.out"
 held=${held:-0} failed=${failed:-$n}
 sleep 0.5
 read -r rss1 pss1 <<< "$(bl_rss "$GATE_PID")"
-fds=$(ls "/proc/$GATE_PID/fd" | wc -l)
+fds=$(find "/proc/$GATE_PID/fd" -mindepth 1 -maxdepth 1 | wc -l)
 [ "$held" = "$n" ] || { echo "memory: only $held of $n tunnels opened, $failed failed $why"; rc=1; }
 # With the tunnels open, a new request must still work.
 tgin 10 "$BENCHNET" get 127.0.0.1 3128 "svc.test:$BL_PORT" /bytes/1024 connect >/dev/null 2>"$W/after.err" ||

@@ -12,7 +12,8 @@
 #      per new connection and the functions they are spent in.
 # Output goes to stdout; raw files stay in $PROFILE_OUT when it is set.
 set -u
-BL_WAIT=1200 # valgrind starts slowly on a busy machine
+export BL_WAIT=1200 # valgrind starts slowly on a busy machine
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 N=${N:-5000}
 size=$((1 << 30))
