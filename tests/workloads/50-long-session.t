@@ -7,7 +7,8 @@
 # times while it runs (each size seen inside by stty and tmux), then tmux
 # detached with everything still running and a logout: nothing of the
 # agent is left (no process, no gate, no mount in any namespace, no
-# cgroup).  The client side is a host tmux driving `ssh -tt`.
+# cgroup).  Before that, single commands over the same sshd: Claude Code
+# style, 100 KB, quotes and UTF-8.  The client side is a host tmux driving `ssh -tt`.
 # WL_LONG (seconds, default 90) is how long it runs.
 # shellcheck disable=SC2016 # commands for the session, expanded there
 # shellcheck source=tests/lib/tap.sh
@@ -57,6 +58,21 @@ mkdir -p /run/sshd
 SSHD=$!
 at_exit "kill $SSHD"
 for _ in $(seq 100); do ss -Htln "sport = :$port" | grep -q . && break; sleep 0.05; done
+
+# --- single commands over ssh (sshd runs LOGIN-SHELL -c CMD)
+sshc() {
+	ssh -i "$TOP/conf/client" -o StrictHostKeyChecking=no \
+	    -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes \
+	    -p "$port" "$U@127.0.0.1" "$@" </dev/null 2>&1
+}
+is "$(sshc 'bash -l -c "echo \$SHELL; curl -sS --max-time 10 http://origin.test/"')" \
+	"/bin/bash
+aisb-origin ok" "ssh HOST 'bash -l -c \"cmd\"': in the sandbox, the network works"
+big=$(head -c 76000 /dev/urandom | base64 -w0 | head -c 100000)
+is "$(sshc "v='$big'; printf %s \"\$v\" | sha256sum | cut -d' ' -f1")" \
+	"$(printf %s "$big" | sha256sum | cut -d' ' -f1)" "ssh HOST with a 100 KB command"
+is "$(sshc "printf '%s|' 'it'\\''s' \"é ✓\"; echo")" "it's|é ✓|" \
+	"ssh HOST with quotes and UTF-8 in the command"
 
 # The client: a host tmux (its own socket) whose pane runs ssh -tt.
 TS=wrk$$
