@@ -21,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -44,6 +45,10 @@ struct mctx {
 	int seal[MAX_SEAL]; /* tmpfs mounts made read-only at the end */
 	size_t nseal;
 	char root[4096]; /* filesystem.root without trailing '/' */
+	bool etc_deferred; /* root/etc is a directory: an overlay (etc_view) */
+	bool etc_overlay; /* ... and it is mounted */
+	int etc_low; /* the root's /etc (O_PATH) */
+	int etc_top; /* the top layer's tmpfs (mount fd) */
 };
 
 /* O_PATH fd of an absolute path inside the view, or -errno. */
@@ -309,6 +314,12 @@ populate_root(struct mctx *c)
 			 * skeleton, which ends read-only. */
 			if (hidden_top(c->p, n))
 				continue;
+			/* /etc is an overlay, made once the view has /proc
+			 * and /dev (etc_view). */
+			if (strcmp(n, "etc") == 0) {
+				c->etc_deferred = true;
+				continue;
+			}
 			r = clone_tree(dfd, n, true, ATTR_RO, &t);
 			if (r >= 0) {
 				r = attach(t, c->rfd, n);
@@ -503,8 +514,10 @@ hide_one(struct mctx *c, const char *vpath)
 	return 0;
 }
 
+/* Call fn for each path the hide list names (globs expanded against
+ * filesystem.root), except plain top-level entries (populate_root). */
 static int
-hide_all(struct mctx *c)
+hide_walk(struct mctx *c, int (*fn)(struct mctx *, const char *))
 {
 	size_t i, j, rl = strcmp(c->root, "/") == 0 ? 0 : strlen(c->root);
 	int r;
@@ -525,7 +538,7 @@ hide_all(struct mctx *c)
 			/* Plain top-level entries are done already. */
 			if (s[strspn(s, "/")] == '\0')
 				continue;
-			if ((r = hide_one(c, h)) < 0)
+			if ((r = fn(c, h)) < 0)
 				return r;
 			continue;
 		}
@@ -537,11 +550,197 @@ hide_all(struct mctx *c)
 			return log_errno(-ENOMEM, "glob %s: %m", h);
 		}
 		for (j = 0; r == 0 && j < g.gl_pathc; j++)
-			r = hide_one(c, g.gl_pathv[j] + rl);
+			r = fn(c, g.gl_pathv[j] + rl);
 		globfree(&g);
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
+
+static int
+hide_all(struct mctx *c)
+{
+	return hide_walk(c, hide_one);
+}
+
+/*
+ * /etc as a read-only overlay: a top layer of our own (the generated
+ * files, and whiteouts for the hidden paths under /etc) over the root's
+ * /etc.  Unlike a bind over a host file, this cannot come undone when
+ * the host replaces a file by rename during the session (useradd and
+ * /etc/passwd): the overlay looks names up in its layers.  The top
+ * layer is a tmpfs of its own, detached again once the overlay holds
+ * it.  Mounts below the root's /etc are not carried (overlayfs).
+ */
+#define ETC_TOP ".aisb-etc"
+
+/* A whiteout for vpath in the top layer when it lies below /etc and
+ * every parent is a real directory in the lower /etc; else nothing
+ * (hide_one covers it later, on the overlay). */
+static int
+etc_whiteout(struct mctx *c, const char *vpath)
+{
+	_cleanup_free_ char *rel = NULL;
+	_cleanup_close_ int low = -1, top = -1;
+	char *comp, *next, *sp = NULL;
+	struct stat st;
+	int r;
+
+	if (strncmp(vpath, "/etc/", 5) != 0)
+		return 0;
+	rel = strdup(vpath + 5);
+	if (!rel)
+		return -ENOMEM;
+	low = openat(c->etc_low, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	top = openat(c->etc_top, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (low < 0 || top < 0)
+		return -errno;
+	for (comp = strtok_r(rel, "/", &sp); comp; comp = next) {
+		int l, t;
+
+		next = strtok_r(NULL, "/", &sp);
+		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0)
+			return 0;
+		if (!next)
+			break;
+		if (fstatat(low, comp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			return 0;
+		if (mkdirat(top, comp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		l = openat(
+		    low, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		t = openat(
+		    top, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (l < 0 || t < 0) {
+			if (l >= 0)
+				close(l);
+			if (t >= 0)
+				close(t);
+			return -errno;
+		}
+		close(low);
+		close(top);
+		low = l;
+		top = t;
+	}
+	if (!comp)
+		return 0;
+	/* As the covers elsewhere: a directory shows empty (opaque), a
+	 * file as empty and unreadable (mode 0), a missing name stays
+	 * missing even if the host creates it later (whiteout). */
+	if (fstatat(low, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (mknodat(top, comp, S_IFCHR | 0, 0) < 0 && errno != EEXIST)
+			return -errno;
+	} else if (S_ISDIR(st.st_mode)) {
+		int d;
+
+		if (mkdirat(top, comp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		d = openat(top, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (d < 0)
+			return -errno;
+		r = fsetxattr(d, "user.overlay.opaque", "y", 1, 0) < 0 ? -errno
+		                                                       : 0;
+		close(d);
+		if (r < 0)
+			return r;
+	} else {
+		int f = openat(
+		    top, comp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+
+		if (f < 0 && errno != EEXIST)
+			return -errno;
+		if (f >= 0) {
+			r = fchmod(f, 0) < 0 ? -errno : 0;
+			close(f);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int
+etc_topfile(int top, const char *name, const char *content)
+{
+	_cleanup_close_ int fd = -1;
+	size_t n = strlen(content);
+
+	fd = openat(top, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, content, n) != (ssize_t)n)
+		return -errno;
+	return 0;
+}
+
+/* "lowerdir" wants ':' and '\\' escaped. */
+static void
+ovl_escape(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+
+	for (; *src && i + 2 < n; src++) {
+		if (*src == ':' || *src == '\\' || *src == ',')
+			dst[i++] = '\\';
+		dst[i++] = *src;
+	}
+	dst[i] = '\0';
+}
+
+static int
+etc_view(struct mctx *c)
+{
+	const struct mount_opts *o = c->o;
+	char low[4200], lowesc[8500], opt[8600];
+	const char *opts[] = {"lowerdir", opt, "userxattr", NULL, NULL, NULL};
+	int m = -1, r;
+
+	if (!c->etc_deferred)
+		return 0;
+	snprintf(
+	    low, sizeof(low), "%s/etc", strcmp(c->root, "/") ? c->root : "");
+	c->etc_low = open(low, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->etc_low < 0)
+		return log_errno(-errno, "%s: %m", low);
+	r = tmpfs_at(
+	    c, c->rfd, ETC_TOP, "0755", 1 << 20, ATTR_RW, false, &c->etc_top);
+	if (r < 0)
+		return log_errno(r, "/etc top layer: %m");
+	if ((r = etc_topfile(c->etc_top, "passwd", o->passwd)) < 0 ||
+	    (r = etc_topfile(c->etc_top, "group", o->group)) < 0 ||
+	    (r = etc_topfile(c->etc_top, "hostname", o->hostname)) < 0 ||
+	    (r = etc_topfile(c->etc_top, "hosts", o->hosts)) < 0 ||
+	    (r = etc_topfile(c->etc_top, "resolv.conf", o->resolv)) < 0 ||
+	    (r = hide_walk(c, etc_whiteout)) < 0)
+		return log_errno(r, "/etc top layer: %m");
+	ovl_escape(lowesc, sizeof(lowesc), low);
+	/* The skeleton is attached at /tmp (mount_setup). */
+	snprintf(opt, sizeof(opt), "/tmp/" ETC_TOP ":%s", lowesc);
+	r = fs_new("overlay", opts, ATTR_RO, &m);
+	if (r >= 0) {
+		r = attach(m, c->rfd, "etc");
+		close(m);
+	}
+	if (r >= 0)
+		c->etc_overlay = true;
+	else {
+		/* Without overlayfs (a kernel before 5.11 in a user
+		 * namespace): the root's /etc bound read-only, covered
+		 * below as every other path. */
+		log_debug("/etc overlay: %s; binding it instead", strerror(-r));
+		r = clone_tree(c->etc_low, "", true, ATTR_RO, &m);
+		if (r >= 0) {
+			r = attach(m, c->rfd, "etc");
+			close(m);
+		}
+		if (r < 0)
+			return log_errno(r, "bind %s read-only: %m", low);
+	}
+	/* The overlay holds its own reference to the top layer. */
+	if (umount2("/tmp/" ETC_TOP, MNT_DETACH) < 0 ||
+	    unlinkat(c->rfd, ETC_TOP, AT_REMOVEDIR) < 0)
+		return log_errno(-errno, "detach the /etc top layer: %m");
 	return 0;
 }
 
@@ -599,6 +798,8 @@ gen_etc(struct mctx *c)
 	const struct mount_opts *o = c->o;
 	int r;
 
+	if (c->etc_overlay)
+		return 0;
 	if ((r = gen_file(c, "/etc/passwd", o->passwd, true)) < 0 ||
 	    (r = gen_file(c, "/etc/group", o->group, true)) < 0 ||
 	    (r = gen_file(c, "/etc/hostname", o->hostname, false)) < 0 ||
@@ -956,7 +1157,8 @@ enter(struct mctx *c)
 int
 mount_setup(const struct mount_opts *o)
 {
-	struct mctx c = {.o = o, .p = o->pol, .rfd = -1};
+	struct mctx c = {
+	    .o = o, .p = o->pol, .rfd = -1, .etc_low = -1, .etc_top = -1};
 	size_t i;
 	int r, f;
 
@@ -1001,7 +1203,7 @@ mount_setup(const struct mount_opts *o)
 	}
 	/* The real passwd home (.ssh/authorized_keys) is hidden wherever it
 	 * lies, not only under the default hidden /home. */
-	if ((r = hide_all(&c)) < 0 ||
+	if ((r = etc_view(&c)) < 0 || (r = hide_all(&c)) < 0 ||
 	    (o->home_host && strcmp(o->home_host, "/") != 0 &&
 	        o->home_host[0] == '/' &&
 	        (r = hide_one(&c, o->home_host)) < 0) ||
@@ -1017,6 +1219,10 @@ mount_setup(const struct mount_opts *o)
 out:
 	for (i = 0; i < c.nseal; i++)
 		close(c.seal[i]);
+	if (c.etc_low >= 0)
+		close(c.etc_low);
+	if (c.etc_top >= 0)
+		close(c.etc_top);
 	close(c.rfd);
 	return r;
 }

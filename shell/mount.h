@@ -15,10 +15,10 @@
  *     sysfs, read-only; skipped when the kernel refuses), a minimal /dev
  *     (null zero full random urandom tty bound from the host, a new
  *     devpts instance, ptmx, shm, fd links), /tmp (filesystem.tmp_size);
- *   - generated /etc/passwd, group, hostname, hosts, resolv.conf, bound
- *     read-only over the originals (over a symlink itself when the
- *     original is one, so its target, e.g. in the hidden /run, is never
- *     used);
+ *   - /etc: a read-only overlay whose top layer holds the generated
+ *     passwd, group, hostname, hosts, resolv.conf and the covers of the
+ *     hidden paths under /etc (see etc_view in mount.c); without
+ *     overlayfs, binds over the originals;
  *   - home, then the project with its protect paths, then the extra
  *     binds of filesystem.readonly and filesystem.readwrite;
  * then every tmpfs of ours except /tmp and /dev/shm is made read-only,

@@ -45,9 +45,24 @@ is "$(sbx tsbx8 "$conf" -c 'head -1 /etc/resolv.conf')" "nameserver 127.0.0.1" \
 is "$(readlink "$img/etc/resolv.conf")" "../run/systemd/resolve/stub-resolv.conf" \
     "and the image's link is untouched"
 
+# The host replaces covered files by rename during a session (useradd and
+# /etc/passwd, passwd(1) and /etc/shadow): the covers must hold.
+echo "sbxhostaccount:x:5:5::/:/bin/sh" > "$img/etc/passwd"
+echo hidden-secret > "$img/etc/secretfile"
+conf2=$(sbx_conf root2 "filesystem { root = \"$img\"  hide = {\"/etc/secretfile\"} }")
+sbx tsbx8 "$conf2" -c 'sleep 1; cat /etc/passwd /etc/secretfile' > "$img.out" 2>&1 &
+bgp=$!
+sleep 0.5
+echo "sbxnewaccount:x:6:6::/:/bin/sh" > "$img/etc/.p" && mv "$img/etc/.p" "$img/etc/passwd"
+echo new-secret > "$img/etc/.s" && mv "$img/etc/.s" "$img/etc/secretfile"
+wait "$bgp"
+out=$(cat "$img.out"); rm -f "$img.out"
+like "$out" "^tsbx8:x:" "a session still sees the generated passwd after the host replaced its own"
+unlike "$out" "sbxhostaccount|sbxnewaccount" "and never the host's accounts"
+unlike "$out" "hidden-secret|new-secret" "a hidden file replaced on the host stays hidden"
+
 rm -f "$img/etc/passwd"
-out=$(sbx tsbx8 "$conf" -c 'echo ran' 2>&1); rc=$?
-is "$rc" 78 "an image without /etc/passwd (not creatable read-only): 78"
-like "$out" "/etc/passwd" "the error names it"
+is "$(sbx tsbx8 "$conf" -c 'grep -c tsbx8 /etc/passwd')" "1" \
+    "an image without /etc/passwd still gets the generated one"
 
 done_testing
