@@ -5,13 +5,16 @@
 # the policy trust check refuses world-writable places such as /tmp).
 
 SBX_TOP=/srv/aisbt-sbx
-SBX_CONF_DIR=$SBX_TOP/conf
+# One config directory per test run: sbx_conf runs in $(...), where an
+# at_exit would never reach the test's own exit trap.
+SBX_CONF_DIR=$SBX_TOP/conf-$$
 
 sbx_require() {
 	require_root
 	[ -x "$AISB_SHELL" ] || skip_all "aisb-shell not built"
 	have_userns || skip_all "no unprivileged user namespaces"
 	install -d -m 0755 -o root -g root "$SBX_TOP" "$SBX_CONF_DIR"
+	at_exit "rm -rf '$SBX_CONF_DIR'"
 }
 
 # sbx_user NAME: a test user with a project at $SBX_TOP/NAME/project.
@@ -42,7 +45,6 @@ sbx_conf() {
 		printf '%s\n' "$@"
 	} > "$f"
 	chmod 0644 "$f"
-	at_exit "rm -f '$f'"
 	echo "$f"
 }
 
