@@ -62,7 +62,8 @@ static const char usage[] =
     "usage: aisb-shell [-l | -i | -s | -c COMMAND [ARG...] | SCRIPT]\n"
     "       aisb-shell [--config FILE] [--user NAME] --print-policy [--json]\n"
     "       aisb-shell [--config FILE] [--user NAME] --check-config\n"
-    "       aisb-shell [--config FILE] --doctor\n"
+    "       aisb-shell [--config FILE] [--user NAME] --doctor [--jailcheck]\n"
+    "       aisb-shell --jailcheck   (inside a session)\n"
     "       aisb-shell --version | --help\n"
     "\n"
     "  --config FILE   use FILE instead of /etc/aisb/aisb.conf (and\n"
@@ -72,6 +73,8 @@ static const char usage[] =
     "  --json          ... as one JSON object\n"
     "  --check-config  validate; exit 0, or 78 with every error\n"
     "  --doctor        can this host enforce the policy?\n"
+    "  --jailcheck     what does this session expose? (exit 1 if\n"
+    "                  anything); with --doctor: run it as each agent\n"
     "exit: 0 ok, 77 host cannot enforce, 78 policy invalid or unsafe, "
     "2 usage\n";
 

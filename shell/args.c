@@ -42,7 +42,7 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 		else if (strcmp(o, "--doctor") == 0)
 			out->action = ACT_DOCTOR;
 		else if (strcmp(o, "--jailcheck") == 0)
-			out->action = ACT_JAILCHECK;
+			out->jailcheck = true;
 		else if (strcmp(o, "--version") == 0)
 			out->action = ACT_VERSION;
 		else if (strcmp(o, "--help") == 0)
@@ -57,6 +57,16 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 	}
 	if (i < argc && strcmp(argv[i], "--") == 0)
 		i++;
+	/* Alone it is the in-session check; with --doctor, the doctor runs
+	 * it in a session of each agent. */
+	if (out->jailcheck && out->action == ACT_SESSION)
+		out->action = ACT_JAILCHECK;
+	if (out->jailcheck && out->action != ACT_JAILCHECK &&
+	    out->action != ACT_DOCTOR) {
+		fprintf(stderr, "aisb-shell: --jailcheck goes alone or with "
+		    "--doctor\n");
+		return -EINVAL;
+	}
 	if (out->json && out->action != ACT_PRINT_POLICY) {
 		fprintf(
 		    stderr, "aisb-shell: --json goes with --print-policy\n");

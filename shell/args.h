@@ -23,6 +23,7 @@ enum aisb_action {
 struct aisb_args {
 	enum aisb_action action;
 	bool json; /* --print-policy --json */
+	bool jailcheck; /* --jailcheck: alone, or with --doctor */
 	const char *config; /* --config FILE, or NULL */
 	const char *user; /* --user NAME (admin forms only; root) */
 	bool login; /* argv[0] starts with '-' */
