@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -67,6 +68,7 @@ struct doctor {
 	const char *conf; /* --config FILE or NULL */
 	const char *sshd_config;
 	bool pam_session; /* pam_aisb in sshd's session stack */
+	bool jailcheck;   /* --doctor --jailcheck: a session per agent */
 };
 
 static void __attribute__((format(printf, 5, 6))) report(struct doctor *d,
@@ -926,6 +928,100 @@ load(const struct doctor *d, const struct passwd *pw, bool with_user,
 	return policy_load(&o, ret, errs);
 }
 
+/* ---- --doctor --jailcheck: the in-session audit, as each agent ------- */
+
+/*
+ * Run a real session as PW (aisb-shell [--config F] -c 'SELF
+ * --jailcheck') and report its findings.  The binary must be visible
+ * inside (an installed /usr/bin/aisb-shell is; a build tree under a
+ * hidden directory is not: that is reported, not guessed around).
+ */
+static void
+check_jailcheck(struct doctor *d, const struct passwd *pw)
+{
+	_cleanup_free_ char *self = realpath("/proc/self/exe", NULL);
+	_cleanup_free_ char *out = NULL;
+	char check[300], cmd[PATH_MAX + 32], env_home[PATH_MAX + 8],
+	    env_user[300];
+	int fds[2], st = 0, n = 0;
+	size_t len = 0;
+	pid_t pid;
+
+	snprintf(check, sizeof(check), "jailcheck[%s]", pw->pw_name);
+	if (!self || strchr(self, '\'') || !(out = malloc(MAX_OUT))) {
+		report(d, FAIL, check, NULL, "cannot name this binary");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' --jailcheck", self);
+	snprintf(env_home, sizeof(env_home), "HOME=%s", pw->pw_dir);
+	snprintf(env_user, sizeof(env_user), "USER=%s", pw->pw_name);
+	if (pipe2(fds, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		report(d, FAIL, check, NULL, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		char a0[] = "aisb-shell", a1[] = "--config", a3[] = "-c",
+		     path[] = "PATH=/usr/local/bin:/usr/bin:/bin",
+		     conf[PATH_MAX];
+		char *argv[] = {a0, a1, conf, a3, cmd, NULL};
+		char *envp[] = {path, env_home, env_user, NULL};
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 ||
+		    dup2(fds[1], 2) < 0 ||
+		    initgroups(pw->pw_name, pw->pw_gid) < 0 ||
+		    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) < 0 ||
+		    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) < 0)
+			_exit(126);
+		snprintf(conf, sizeof(conf), "%s", d->conf ? d->conf : "");
+		if (!d->conf) {
+			argv[1] = a3;
+			argv[2] = cmd;
+			argv[3] = NULL;
+		}
+		execve(self, argv, envp);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		struct pollfd p = {.fd = fds[0], .events = POLLIN};
+		ssize_t r;
+
+		if (poll(&p, 1, 120 * 1000) != 1) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		r = read(fds[0], out + len, MAX_OUT - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len == MAX_OUT - 1)
+			break;
+	}
+	out[len] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	    strstr(out, "jailcheck: clean")) {
+		report(d, OK, check, NULL, "a session of %s exposes nothing "
+		    "unexpected", pw->pw_name);
+		return;
+	}
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+		if (strstr(l, "FOUND") && n++ < 8)
+			report(d, FAIL, check, "tighten the policy "
+			    "(filesystem.hide, fewer binds)", "%s", l);
+	if (n == 0)
+		report(d, FAIL, check, "run aisb-shell -c 'aisb-shell "
+		    "--jailcheck' as the agent; the binary must be visible "
+		    "inside", "the check did not run (status %d)%s%.300s",
+		    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+		    len ? ": " : "", out);
+}
+
 static void
 check_agent(struct doctor *d, const struct passwd *pw)
 {
@@ -978,6 +1074,8 @@ check_agent(struct doctor *d, const struct passwd *pw)
 			check_dir(d, pw, "project", p->project.path, false);
 	}
 	policy_free(p);
+	if (d->jailcheck)
+		check_jailcheck(d, pw);
 }
 
 /* ---- finding the agents ---------------------------------------------- */
@@ -1030,7 +1128,7 @@ find_agents(const struct aisb_policy *p, char **names)
 int
 doctor_main(const struct aisb_args *a)
 {
-	struct doctor d = {.conf = a->config};
+	struct doctor d = {.conf = a->config, .jailcheck = a->jailcheck};
 	struct aisb_policy *p = NULL;
 	struct policy_errs errs;
 	struct passwd *pw, self;
