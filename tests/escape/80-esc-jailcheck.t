@@ -55,6 +55,23 @@ sys.exit(subprocess.run([\"'"$jc"'\", \"--jailcheck\"]).returncode)"; echo rc=$?
 like "$out" "FOUND socket: abstract @esc-jc-abstract" "an abstract socket inside is found"
 like "$out" "rc=1" "... exit 1"
 
+# The doctor runs it in a session of the agent: a copy of the binary in
+# a directory bound read-only at the same path, so the session sees it.
+bin=$ESC_TOP/bin-$u
+install -d -m 0755 "$bin"
+at_exit "rm -rf '$bin'"
+install -m 0755 "$AISB_SHELL" "$bin/aisb-shell"
+dconf=$(esc_conf jc-doctor "filesystem { readonly = {\"$bin\"} }")
+out=$("$bin/aisb-shell" --config "$dconf" --doctor --jailcheck --user "$u" 2>&1)
+like "$out" "ok: jailcheck\[$u\]: a session of $u exposes nothing unexpected" "--doctor --jailcheck: the agent's session is clean"
+dexp=$(esc_conf jc-doctor-exposed "filesystem { readonly = {\"$bin\", \"$rund\"} }")
+out=$("$bin/aisb-shell" --config "$dexp" --doctor --jailcheck --user "$u" 2>&1)
+like "$out" "fail: jailcheck\[$u\]: jailcheck: FOUND socket: $rund/canary.sock" "--doctor --jailcheck: the exposed socket is a failure"
+out=$("$bin/aisb-shell" --config "$dconf" --doctor --user "$u" 2>&1)
+unlike "$out" "jailcheck" "twin: --doctor alone starts no session"
+out=$("$AISB_SHELL" --print-policy --jailcheck 2>&1; echo " rc=$?")
+like "$(tr "\n" " " <<<"$out")" "goes alone or with --doctor  rc=2" "--jailcheck with another admin form: usage error"
+
 out=$(esc "$u" "$conf" -c "$jc --jailcheck extra; echo rc=\$?" 2>&1)
 like "$out" "rc=2" "--jailcheck takes no argument (usage error)"
 
