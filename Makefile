@@ -176,15 +176,22 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
 
 fuzz-build: $(FUZZ_BIN)
 
+# Each target for FUZZ_SECONDS; any crash, leak, timeout or sanitizer
+# report fails the run and leaves the reproducer in $(BUILD)/fuzz/.
 fuzz: fuzz-build
-	@set -e; for f in $(FUZZ_BIN); do \
+	@fail=0; for f in $(FUZZ_BIN); do \
 	    n=$$(basename $$f); c=tests/fuzz/corpus/$$n; mkdir -p $$c; \
-	    w=$$(mktemp -d); \
+	    w=$$(mktemp -d); log=$(BUILD)/fuzz/$$n.log; \
 	    echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	        -print_final_stats=1 $$w $$c 2>&1 | tail -n 12; \
+	    if $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- \
+	        $$w $$c >$$log 2>&1; then \
+	        grep -E '^stat::number_of_executed_units|^Done' $$log | tr '\n' ' '; echo; \
+	    else \
+	        echo "fuzz: $$n FAILED:"; tail -n 40 $$log; fail=1; \
+	    fi; \
 	    rm -rf $$w; \
-	done
+	done; exit $$fail
 
 demo: deps-build all
 	BUILD=$(abspath $(BUILD)) tests/demo.sh
