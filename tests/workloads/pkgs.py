@@ -1,3 +1,11 @@
+# pkgs.py WWW BASE: the test internet's package registries, as static
+# files under WWW (served at BASE = https://origin.test/static):
+#   npm/aisb-hello            npm metadata (a directory: its index.html)
+#   npm/aisb-hello/-/*.tgz    the tarball, with sha1 shasum and sha512
+#                             integrity in the metadata
+#   pypi/simple/              a PEP 503 index with one project, aisb-hello,
+#                             and its wheel (RECORD hashes as pip checks them)
+# Everything is generated here, nothing is fetched.
 import base64, hashlib, io, json, os, sys, tarfile, zipfile
 www = sys.argv[1]
 # npm: a package "aisb-hello" 1.0.0
