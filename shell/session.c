@@ -425,13 +425,12 @@ session_run(struct session *s, const struct aisb_args *a)
 		status = limits_timeout_status(s->pol);
 done:
 	oom = lim && limits_oom_report(lim, s->pol);
+	/* Stops the gate; if it had died during the session, the session
+	 * log says so (the sandbox then had no egress). */
+	if (gate > 0)
+		(void)gatectl_stop(gate);
 	slog_end(s->id, status, now() - t0, timed_out, oom);
 	limits_teardown(lim);
-	if (gate > 0) {
-		kill(gate, SIGTERM);
-		while (waitpid(gate, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
 	return status;
 }
 
