@@ -7,6 +7,10 @@
 . "$(dirname "$0")/../lib/tap.sh"
 
 require_root
+# One at a time machine-wide: the package, the test user and the PAM
+# stacks are global, and `make check` may run in several trees at once.
+exec {pkg_lock}>/run/aisb-tdoc-package.lock
+flock -w 600 "$pkg_lock" || skip_all "another run of this test holds /run/aisb-tdoc-package.lock"
 for c in dpkg-buildpackage dh lintian apt-get git; do
 	command -v "$c" >/dev/null || skip_all "$c is missing (tests/deps.d/docs.txt)"
 done
@@ -169,6 +173,18 @@ pam_restore() {
 	fi
 }
 at_exit pam_restore
+# The packaged unit template, as an instance for this agent, is a valid
+# systemd unit that runs the installed aisb-shell.
+unit=/lib/systemd/system/aisb-harness@.service
+if [ ! -f "$unit" ]; then
+	skip "systemd-analyze verify: the installed harness unit" "no unit template in the package"
+elif ! command -v systemd-analyze >/dev/null; then
+	skip "systemd-analyze verify: the installed harness unit" "systemd-analyze not installed"
+else
+	cp "$unit" "$tmp/aisb-harness@$user.service"
+	out=$(systemd-analyze verify --man=no "$tmp/aisb-harness@$user.service" 2>&1)
+	is "$?:$out" "0:" "systemd-analyze verify: the installed harness unit, instance $user"
+fi
 if pam-auth-update --enable aisb >"$tmp/pau.log" 2>&1 &&
     grep -q pam_aisb /etc/pam.d/common-account; then
 	pass "pam-auth-update --enable aisb (the installed profile)"
