@@ -196,8 +196,8 @@ sc_event(int efd, int fd)
 			sc_free(efd, fd);
 			return;
 		}
-		ssize_t n = recv(fd, c->in + c->ilen, sizeof(c->in) - c->ilen,
-		    MSG_DONTWAIT);
+		ssize_t n = recv(
+		    fd, c->in + c->ilen, sizeof(c->in) - c->ilen, MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN)) {
 			sc_free(efd, fd);
 			return;
@@ -215,18 +215,22 @@ serve(const char *a, const char *p)
 	struct epoll_event ev, evs[256];
 	int one = 1, lfd, efd;
 	char *buf;
+	bool wrote;
 
 	raise_nofile();
 	signal(SIGPIPE, SIG_IGN);
 	patfd = memfd_create("benchnet-pattern", MFD_CLOEXEC);
 	buf = malloc(PAT_SIZE);
-	if (patfd < 0 || buf == NULL)
+	if (patfd < 0 || buf == NULL) {
+		free(buf);
 		return 1;
+	}
 	for (size_t i = 0; i < PAT_SIZE; i++)
 		buf[i] = (char)(i % 251);
-	if (write(patfd, buf, PAT_SIZE) != PAT_SIZE)
-		return 1;
+	wrote = write(patfd, buf, PAT_SIZE) == PAT_SIZE;
 	free(buf);
+	if (!wrote)
+		return 1;
 	if (addr_of(a, p, &sin) < 0)
 		return 2;
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -260,14 +264,15 @@ serve(const char *a, const char *p)
 				if (cfd < 0)
 					break;
 				if (cfd >= MAX_FDS ||
-				    (sc[cfd] = calloc(1, sizeof(**sc))) == NULL) {
+				    (sc[cfd] = calloc(1, sizeof(**sc))) ==
+				        NULL) {
 					close(cfd);
 					continue;
 				}
 				setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one,
 				    sizeof(one));
-				ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP |
-				    EPOLLET;
+				ev.events =
+				    EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 				ev.data.fd = cfd;
 				epoll_ctl(efd, EPOLL_CTL_ADD, cfd, &ev);
 				sc_event(efd, cfd);
@@ -360,8 +365,8 @@ tunnel(int fd, const char *host, char *err, size_t errlen)
 	}
 	if (strncmp(h, "HTTP/1.1 200", 12) != 0 &&
 	    strncmp(h, "HTTP/1.0 200", 12) != 0) {
-		snprintf(err, errlen, "CONNECT: %.*s", (int)strcspn(h, "\r\n"),
-		    h);
+		snprintf(
+		    err, errlen, "CONNECT: %.*s", (int)strcspn(h, "\r\n"), h);
 		return -1;
 	}
 	return 0;
@@ -370,8 +375,8 @@ tunnel(int fd, const char *host, char *err, size_t errlen)
 static int
 get(int argc, char **argv)
 {
-	const char *a = argv[2], *p = argv[3], *host = argv[4],
-	           *path = argv[5], *mode = argc > 6 ? argv[6] : "direct";
+	const char *a = argv[2], *p = argv[3], *host = argv[4], *path = argv[5],
+	           *mode = argc > 6 ? argv[6] : "direct";
 	static char body[1 << 20];
 	char req[1024], h[HEAD_MAX], err[256];
 	unsigned long long want, have;
@@ -401,8 +406,8 @@ get(int argc, char **argv)
 	}
 	cl = strcasestr(h, "\r\nContent-Length:");
 	if (strncmp(h + 9, "200", 3) != 0 || cl == NULL) {
-		fprintf(stderr, "benchnet get: %.*s\n", (int)strcspn(h, "\r\n"),
-		    h);
+		fprintf(
+		    stderr, "benchnet get: %.*s\n", (int)strcspn(h, "\r\n"), h);
 		return 1;
 	}
 	want = strtoull(cl + 17, NULL, 10);
@@ -423,8 +428,7 @@ get(int argc, char **argv)
 	return 0;
 }
 
-static int __attribute__((noreturn))
-hold(char **argv)
+static int __attribute__((noreturn)) hold(char **argv)
 {
 	const char *a = argv[2], *p = argv[3], *host = argv[4];
 	long want = atol(argv[5]), held = 0, failed = 0;
@@ -435,16 +439,16 @@ hold(char **argv)
 		int fd = dial(a, p);
 
 		if (fd < 0) {
-			snprintf(err, sizeof(err), "connect: %s",
-			    strerror(errno));
+			snprintf(
+			    err, sizeof(err), "connect: %s", strerror(errno));
 		} else if (tunnel(fd, host, err, sizeof(err)) == 0) {
 			held++;
 			continue;
 		} else
 			close(fd);
 		if (failed++ == 0)
-			snprintf(first, sizeof(first), "(first error: %s)",
-			    err);
+			snprintf(
+			    first, sizeof(first), "(first error: %s)", err);
 	}
 	printf("held %ld failed %ld %s\n", held, failed, first);
 	fflush(stdout);

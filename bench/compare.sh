@@ -39,6 +39,7 @@ for ((r = 0; r < rounds; r++)); do
 done
 printf '%-8s %14s %14s %14s\n' gate "connect/direct" "http/direct" "new-conn/direct"
 for g in 0 1; do
+	# shellcheck disable=SC2086 # res[] holds a list of numbers: split on purpose
 	printf '%-8s %14.2f %14.2f %14.2f\n' "$([ $g = 0 ] && echo A || echo B)" \
 	    "$(bl_median ${res[$g.c]})" "$(bl_median ${res[$g.p]})" "$(bl_median ${res[$g.n]})"
 done

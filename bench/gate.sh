@@ -50,15 +50,19 @@ kill -0 "$GATE_PID" 2>/dev/null || { echo "gate: the gate died: $(tail -3 "$W/ga
 
 printf '%s\n' "transfer of $((size >> 20)) MiB, median of $runs"
 printf '%-14s %10s %10s\n' path "MB/s" "x direct"
+# shellcheck disable=SC2086 # res[] holds a list of numbers: split on purpose
 d=$(bl_median ${res[direct]:-0})
 for p in "${paths[@]}"; do
 	[ -n "${res[$p]:-}" ] || continue
+	# shellcheck disable=SC2086 # res[] holds a list of numbers: split on purpose
 	m=$(bl_median ${res[$p]})
 	printf '%-14s %10.1f %10.2f\n' "$p" "$m" "$(awk -v a="$m" -v b="$d" 'BEGIN {print (b > 0 ? a / b : 0)}')"
 done
+# shellcheck disable=SC2086 # res[] holds a list of numbers: split on purpose
 ratio() { awk -v a="$(bl_median ${res[$1]:-0})" -v b="$d" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
 verdict() { awk -v r="$1" -v t="$2" 'BEGIN {print (r >= t ? "met" : "MISSED")}'; }
 echo "targets: tunnel >= 0.85 x direct: connect $(ratio gate-connect) capture $(ratio gate-capture) ($(verdict "$(ratio gate-connect)" 0.85)/$(verdict "$(ratio gate-capture)" 0.85)); plain HTTP >= 0.50 x direct: $(ratio gate-http) ($(verdict "$(ratio gate-http)" 0.50))"
+# shellcheck disable=SC2086 # res[] holds a list of numbers: split on purpose
 [ -n "${res[squid-http]:-}" ] &&
 	echo "gate vs squid: connect $(awk -v a="$(bl_median ${res[gate-connect]:-0})" -v b="$(bl_median ${res[squid-connect]})" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')x, plain HTTP $(awk -v a="$(bl_median ${res[gate-http]:-0})" -v b="$(bl_median ${res[squid-http]})" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')x"
 exit $rc

@@ -78,6 +78,7 @@ bl_setup() {
 	internet_spawn "$BL_INET" origin "$BENCHNET" serve "$INET_ADDR_SVC" "$BL_PORT"
 	bl_wait_port "$INET_NS" "$INET_ADDR_SVC" "$BL_PORT" ||
 	    bl_skip "$name" "the origin did not start: $(cat "$INET_DIR/origin.err")"
+	# shellcheck disable=SC2034 # for the scripts that source this file
 	ORIGIN_PID=$(cat "$INET_DIR/origin.pid")
 	# The test internet's dnsmasq answers with TTL 0 (its tests change
 	# records on the fly), which would make every proxied connection a
@@ -95,6 +96,7 @@ bl_setup() {
 		sleep 0.05
 	done
 	BL_DNS=$INET_ADDR_SVC
+	# shellcheck disable=SC2034 # for the scripts that source this file
 	ORIGIN=$INET_ADDR_SVC:$BL_PORT
 	cat > "$W/aisb.conf" <<-C
 	network {
@@ -148,6 +150,7 @@ bl_gate() {
 		sleep 0.05
 	done
 	grep -q '^ready' "$W/drv.out" || return 1
+	# shellcheck disable=SC2034 # for the scripts that source this file
 	GATE_PID=$(awk '/^ready/ {print $2}' "$W/drv.out")
 	NS=/proc/$DRV/ns/net
 	# The synthetic address of the origin's name, from the gate's stub.
@@ -189,6 +192,7 @@ bl_squid() {
 	SQUID_PID=$!
 	BL_PIDS+=("$SQUID_PID")
 	if ! bl_wait_port - 127.0.0.1 "$BL_SQUID_PORT"; then
+		# shellcheck disable=SC2034 # for the scripts that source this file
 		SQUID_WHY="squid did not start: $(tail -3 "$W/squid/cache.log" "$W/squid/stdout" 2>/dev/null | tr '\n' ' ')"
 		kill "$SQUID_PID" 2>/dev/null
 		SQUID_PID=

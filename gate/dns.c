@@ -254,7 +254,7 @@ dns_parse_answer(const uint8_t *p, size_t n, uint16_t id, const char *name,
 		return -EAGAIN;
 	*rcode = flags & 0xf;
 	an = get16(p + 6);
-	strcpy(chain[0], name);
+	memcpy(chain[0], owner, sizeof(owner)); /* == name but for case */
 	for (uint16_t i = 0; i < an; i++) {
 		uint16_t rtype, rclass, rdlen;
 		uint32_t rttl;

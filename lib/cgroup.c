@@ -323,7 +323,7 @@ read_procs(int dfd, pid_t **ret)
 	f = fdopen(fd, "r");
 	if (!f)
 		return -errno;
-	fd = -1;
+	(void)TAKE_FD(fd); /* f owns it now */
 	while (n < MAX_PIDS && fscanf(f, "%ld", &pid) == 1) {
 		if (n == cap) {
 			pid_t *nv;
@@ -366,8 +366,11 @@ kill_procs(int dfd)
 	_cleanup_free_ int *pfd = NULL;
 	int n, m, i;
 
+	/* A count > 0 comes with the array: the NULL tests only say so to
+	 * the analyzer, which does not know that -errno is negative. */
 	n = read_procs(dfd, &before);
-	if (n <= 0)
+	if (n <= 0 || before == NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return n;
 	pfd = calloc((size_t)n, sizeof(*pfd));
 	if (!pfd)
@@ -378,6 +381,8 @@ kill_procs(int dfd)
 			pfd[i] = -errno;
 	}
 	m = read_procs(dfd, &after);
+	if (after == NULL)
+		m = 0;
 	if (m > 0)
 		qsort(after, (size_t)m, sizeof(*after), pid_cmp);
 	for (i = 0; i < n; i++) {
@@ -393,6 +398,7 @@ kill_procs(int dfd)
 		} else if (pfd[i] == -ENOSYS && listed)
 			(void)kill(before[i], SIGKILL); /* before 5.3 */
 	}
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 	return n;
 }
 
@@ -416,7 +422,7 @@ kill_tree(int dfd, int depth)
 	d = fdopendir(it);
 	if (!d)
 		return -errno;
-	it = -1;
+	(void)TAKE_FD(it); /* d owns it now */
 	while ((de = readdir(d))) {
 		_cleanup_close_ int sub = -1;
 
@@ -450,7 +456,7 @@ rmdir_tree(int pfd, const char *name, int depth)
 		d = fdopendir(fd);
 		if (!d)
 			return -errno;
-		fd = -1;
+		(void)TAKE_FD(fd); /* d owns it now */
 		while ((de = readdir(d))) {
 			int q;
 
@@ -818,14 +824,17 @@ key_name(const struct cgroup_host *h, const char *key)
 static bool
 self_inside(const struct cgroup_host *h, enum cgroup_ctl c, const char *name)
 {
-	_cleanup_free_ char *p = NULL;
 	size_t tl = strlen(CGROUP_TOP), nl = strlen(name);
+	char *p = NULL;
+	bool in;
 
-	if (cgroup_path_of(h, c, 0, &p) < 0)
+	if (cgroup_path_of(h, c, 0, &p) < 0 || p == NULL)
 		return false;
-	return strncmp(p, CGROUP_TOP, tl) == 0 && p[tl] == '/' &&
+	in = strncmp(p, CGROUP_TOP, tl) == 0 && p[tl] == '/' &&
 	    strncmp(p + tl + 1, name, nl) == 0 &&
 	    (p[tl + 1 + nl] == '\0' || p[tl + 1 + nl] == '/');
+	free(p);
+	return in;
 }
 
 static int

@@ -740,6 +740,7 @@ check_value(struct policy_parse *ps, enum kind k, const char *in, char **out,
 			return r;
 		if ((r = expand(ps, in, &x, why)) < 0)
 			return r;
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		r = check_path(x, false, k == K_GLOBX, out, why);
 		if (r < 0 && *why != NULL && strchr(in, '%') != NULL) {
 			snprintf(ps->why, sizeof(ps->why),
@@ -1816,6 +1817,7 @@ policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
 		home = lookup_home(opts->user);
 	conf = opts->conf_path ? opts->conf_path : AISB_CONF_PATH;
 	udir = opts->users_dir ? opts->users_dir : AISB_USERS_DIR;
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 	ps = policy_parse_new(opts->user, opts->home ? opts->home : home, errs);
 	if (ps == NULL)
 		return -ENOMEM;

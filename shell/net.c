@@ -770,6 +770,7 @@ net_dump(struct mnl_socket *nl, uint16_t msg, mnl_cb_t cb, struct net_dump *d)
 		return -ENOMEM;
 	nlh = nftnl_nlmsg_build_hdr(buf, msg, NFPROTO_UNSPEC, NLM_F_DUMP, seq);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return -errno;
 	for (;;) {
 		len = mnl_socket_recvfrom(nl, buf, NET_DUMP_BUF);

@@ -182,6 +182,9 @@ ns_recv(int sync_fd, char *ret_tag, int *ret_fd)
 	ssize_t n;
 	int fd = -1;
 
+	/* Never garbage, even on error. */
+	*ret_tag = 0;
+	*ret_fd = -1;
 	while ((n = recvmsg(sync_fd, &mh, MSG_CMSG_CLOEXEC)) < 0)
 		if (errno != EINTR)
 			return -errno;

@@ -165,6 +165,7 @@ project_select(const struct aisb_policy *p, struct project_sel *ret)
 			    env);
 	} else {
 		cwd = cwd_path();
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		r = cwd ? sel_under_roots(p, cwd, "cwd", &s) : 0;
 		if (r < 0)
 			return r;

@@ -63,8 +63,8 @@ main(int argc, char **argv)
 	struct passwd *pw;
 	char *udir = NULL;
 	sigset_t ss;
-	pid_t pid;
-	int fd, n = 0, r;
+	pid_t pid = -1;
+	int fd = -1, n = 0, r;
 	bool alive = true;
 
 	for (int i = 1; i < argc; i++) {

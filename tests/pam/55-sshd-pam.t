@@ -92,7 +92,7 @@ sshc_bg "$T/n.err" ${U1} -N
 cpid=$SSHC_PID
 rec=
 for _ in $(seq 100); do
-	rec=$(ls /run/aisb/${U1}/session-* 2>/dev/null | head -1)
+	rec=$(find "/run/aisb/${U1}" -maxdepth 1 -name 'session-*' 2>/dev/null | sort | head -1)
 	[ -n "$rec" ] && break
 	sleep 0.05
 done

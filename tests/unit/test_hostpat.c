@@ -60,10 +60,10 @@ TEST(canonical)
 	           false, out),
 	    "ERR", "non-ASCII refused");
 	memset(big, 'a', 63);
-	strcpy(big + 63, ".org");
+	memcpy(big + 63, ".org", sizeof(".org"));
 	is_str(canon(big, false, out), big, "63-byte label ok");
 	memset(big, 'a', 64);
-	strcpy(big + 64, ".org");
+	memcpy(big + 64, ".org", sizeof(".org"));
 	is_str(canon(big, false, out), "ERR", "64-byte label refused");
 	/* 4 x 63 + 3 dots = 255 > 253 */
 	for (int i = 0; i < 4; i++) {

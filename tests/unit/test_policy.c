@@ -392,7 +392,7 @@ TEST(bounds)
 	o = (size_t)sprintf(list, "agents = {");
 	for (i = 0; i < 1100; i++)
 		o += (size_t)sprintf(list + o, "%su%zu", i ? "," : "", i);
-	strcpy(list + o, "}\n");
+	memcpy(list + o, "}\n", sizeof("}\n"));
 	p = load(list, &e);
 	ok(p == NULL &&
 	        has_err(&e,
