@@ -84,7 +84,7 @@ readable(const char *path)
 
 		if (d == NULL)
 			return false;
-		fd = -1;
+		(void)TAKE_FD(fd); /* d owns it now */
 		while ((e = readdir(d)) != NULL)
 			if (strcmp(e->d_name, ".") != 0 &&
 			    strcmp(e->d_name, "..") != 0) {

@@ -598,6 +598,7 @@ etc_whiteout(struct mctx *c, const char *vpath)
 	low = openat(c->etc_low, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	top = openat(c->etc_top, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (low < 0 || top < 0)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return -errno;
 	for (comp = strtok_r(rel, "/", &sp); comp; comp = next) {
 		int l, t;
