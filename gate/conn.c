@@ -91,6 +91,7 @@ struct conn {
 
 static struct conn *conns;
 static size_t nconns;
+static size_t max_conns = GATE_MAX_CONNS;
 
 static void conn_run(struct conn *c);
 static void handle_request(struct conn *c);
@@ -99,6 +100,17 @@ size_t
 conn_count(void)
 {
 	return nconns;
+}
+
+size_t
+conn_set_nofile(unsigned long nofile)
+{
+	unsigned long n = nofile > GATE_FDS_RESERVED
+	    ? (nofile - GATE_FDS_RESERVED) / GATE_CONN_FDS
+	    : 1;
+
+	max_conns = n < GATE_MAX_CONNS ? (n ? n : 1) : GATE_MAX_CONNS;
+	return max_conns;
 }
 
 static const char *
@@ -897,14 +909,14 @@ conn_accept(int lfd, bool capture)
 
 		if (fd < 0)
 			return;
-		if (nconns >= GATE_MAX_CONNS ||
+		if (nconns >= max_conns ||
 		    (c = conn_new(fd, capture)) == NULL) {
 			static uint64_t last;
 
 			if (loop_now() - last > 1000) {
 				crecord("refusing connections: %zu open "
-				        "(limit %d)",
-				    nconns, GATE_MAX_CONNS);
+				        "(limit %zu)",
+				    nconns, max_conns);
 				last = loop_now();
 			}
 			close(fd);

@@ -22,8 +22,14 @@
 #include "policy.h"
 
 /* Bounds (docs/architecture.md, "The gate"). */
-#define GATE_MAX_CONNS 512 /* concurrent proxied connections */
-#define GATE_NOFILE 4096 /* RLIMIT_NOFILE */
+#define GATE_MAX_CONNS 1024 /* concurrent proxied connections */
+/*
+ * A tunnel holds 6 descriptors (client, origin, two pipes): 1024 of them
+ * need 6144, plus the listeners, the DNS clients and the resolver.
+ */
+#define GATE_CONN_FDS 6
+#define GATE_FDS_RESERVED 256
+#define GATE_NOFILE 8192 /* RLIMIT_NOFILE */
 #define GATE_MAX_ADDRS 8 /* resolved addresses kept per name */
 #define GATE_MAX_DNS_TCP 32 /* concurrent DNS-over-TCP clients */
 #define GATE_SYNTH_MAX 16384 /* names with a synthetic address */
@@ -263,6 +269,13 @@ void conn_resolved(
     struct conn *c, const struct dns_addr *addrs, size_t n, const char *err);
 void conn_tick(uint64_t now);
 size_t conn_count(void);
+/*
+ * Lower the connection limit to what nofile descriptors can hold, so
+ * that a connection is refused at accept rather than failing halfway
+ * (out of pipes) when the hard RLIMIT_NOFILE is below GATE_NOFILE.
+ * Returns the limit.
+ */
+size_t conn_set_nofile(unsigned long nofile); /* the new limit */
 void conn_close_all(void);
 
 /* stub.c */

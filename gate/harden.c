@@ -58,6 +58,7 @@ harden_early(void)
 	struct rlimit nofile = {GATE_NOFILE, GATE_NOFILE};
 	struct rlimit zero = {0, 0};
 	struct rlimit cur = {RLIM_INFINITY, RLIM_INFINITY};
+	size_t max;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
 	    prctl(PR_SET_DUMPABLE, 0) < 0)
@@ -75,6 +76,13 @@ harden_early(void)
 		if (setrlimit(RLIMIT_NOFILE, &nofile) < 0)
 			return log_errno(-errno, "setrlimit NOFILE: %m");
 	}
+	max = conn_set_nofile(nofile.rlim_cur);
+	if (max < GATE_MAX_CONNS)
+		log_record(LOG_NOTICE,
+		    "RLIMIT_NOFILE hard limit %lu: at most %zu concurrent "
+		    "connections (%d with a limit of %d)",
+		    (unsigned long)nofile.rlim_cur, max, GATE_MAX_CONNS,
+		    GATE_NOFILE);
 	(void)setrlimit(RLIMIT_CORE, &zero);
 	signal(SIGPIPE, SIG_IGN);
 	tzset();
