@@ -36,20 +36,19 @@
 #include "util.h"
 
 /* Bounds of the filesystem walks: the check must end in seconds. */
-#define JC_MAX_DEPTH	 24
-#define JC_MAX_ENTRIES	 400000
-#define JC_MAX_SOCKETS	 20
+#define JC_MAX_DEPTH 24
+#define JC_MAX_ENTRIES 400000
+#define JC_MAX_SOCKETS 20
 
 struct jc {
 	int found;
-	unsigned long entries;	/* walked so far */
+	unsigned long entries; /* walked so far */
 	bool truncated;
-	unsigned long privileged;	/* setuid/setgid/caps on nosuid */
-	unsigned long sockets;	/* reported under /run, /var/run, /tmp */
+	unsigned long privileged; /* setuid/setgid/caps on nosuid */
+	unsigned long sockets; /* reported under /run, /var/run, /tmp */
 };
 
-static void
-jc_line(struct jc *j, const char *kind, const char *fmt, ...)
+static void jc_line(struct jc *j, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void
@@ -101,11 +100,18 @@ static void
 check_files(struct jc *j)
 {
 	static const char *const files[] = {
-		"/etc/shadow", "/etc/shadow-", "/etc/gshadow",
-		"/etc/gshadow-", "/etc/sudoers", "/etc/ssh/ssh_host_*_key",
-		"/etc/ssl/private/*", "/root", "/var/log/auth.log",
-		"/var/spool/cron/crontabs", "/proc/1/environ",
-		"/proc/kcore",
+	    "/etc/shadow",
+	    "/etc/shadow-",
+	    "/etc/gshadow",
+	    "/etc/gshadow-",
+	    "/etc/sudoers",
+	    "/etc/ssh/ssh_host_*_key",
+	    "/etc/ssl/private/*",
+	    "/root",
+	    "/var/log/auth.log",
+	    "/var/spool/cron/crontabs",
+	    "/proc/1/environ",
+	    "/proc/kcore",
 	};
 	const char *home = getenv("HOME");
 	int before = j->found;
@@ -135,13 +141,16 @@ check_files(struct jc *j)
 			if (home && strcmp(p, home) == 0)
 				continue;
 			if (readable(p))
-				jc_line(j, "FOUND", "file: another home, %s, "
-				    "is readable", p);
+				jc_line(j, "FOUND",
+				    "file: another home, %s, "
+				    "is readable",
+				    p);
 		}
 		closedir(d);
 	}
 	if (j->found == before)
-		jc_line(j, "ok", "files: no shadow, sudoers, host key, /root "
+		jc_line(j, "ok",
+		    "files: no shadow, sudoers, host key, /root "
 		    "or other home is readable");
 }
 
@@ -193,19 +202,23 @@ walk(struct jc *j, int dfd, const char *path, int depth, dev_t dev)
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (snprintf(sub, sizeof(sub), "%s/%s",
-		    strcmp(path, "/") == 0 ? "" : path, e->d_name) >=
-		    (int)sizeof(sub))
+		        strcmp(path, "/") == 0 ? "" : path,
+		        e->d_name) >= (int)sizeof(sub))
 			continue;
 		if (S_ISSOCK(st.st_mode)) {
 			if ((strncmp(sub, "/run/", 5) == 0 ||
-			    strncmp(sub, "/var/run/", 9) == 0) &&
+			        strncmp(sub, "/var/run/", 9) == 0) &&
 			    ++j->sockets <= JC_MAX_SOCKETS)
-				jc_line(j, "FOUND", "socket: %s (a host socket"
+				jc_line(j, "FOUND",
+				    "socket: %s (a host socket"
 				    " may accept connect() even on a read-only"
-				    " bind)", sub);
+				    " bind)",
+				    sub);
 			else if (strncmp(sub, "/tmp/", 5) == 0)
-				jc_line(j, "note", "socket: %s (the session's "
-				    "own /tmp)", sub);
+				jc_line(j, "note",
+				    "socket: %s (the session's "
+				    "own /tmp)",
+				    sub);
 		} else if (S_ISREG(st.st_mode) &&
 		    privileged(dirfd(d), e->d_name, &st)) {
 			struct statvfs sv;
@@ -216,22 +229,26 @@ walk(struct jc *j, int dfd, const char *path, int depth, dev_t dev)
 			    (sv.f_flag & ST_NOSUID))
 				j->privileged++;
 			else
-				jc_line(j, "FOUND", "privileged: %s is %s%s "
-				    "on a mount without nosuid", sub,
-				    st.st_mode & S_ISUID ? "setuid" :
-				    st.st_mode & S_ISGID ? "setgid" : "",
-				    st.st_mode & (S_ISUID | S_ISGID) ? "" :
-				    "file-capability");
+				jc_line(j, "FOUND",
+				    "privileged: %s is %s%s "
+				    "on a mount without nosuid",
+				    sub,
+				    st.st_mode & S_ISUID       ? "setuid"
+				        : st.st_mode & S_ISGID ? "setgid"
+				                               : "",
+				    st.st_mode & (S_ISUID | S_ISGID)
+				        ? ""
+				        : "file-capability");
 		} else if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
-			int fd = openat(dirfd(d), e->d_name, O_RDONLY |
-			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int fd = openat(dirfd(d), e->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (fd >= 0)
 				walk(j, fd, sub, depth + 1, dev);
 		} else if (S_ISDIR(st.st_mode)) {
 			/* Another mount: walk it with its own device. */
-			int fd = openat(dirfd(d), e->d_name, O_RDONLY |
-			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int fd = openat(dirfd(d), e->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (fd >= 0 && strcmp(sub, "/proc") != 0 &&
 			    strcmp(sub, "/sys") != 0)
@@ -267,9 +284,11 @@ check_walk(struct jc *j)
 		jc_line(j, "note", "walk: stopped after %d entries",
 		    JC_MAX_ENTRIES);
 	if (j->found == before)
-		jc_line(j, "ok", "walk: %lu entries, no socket under /run, "
+		jc_line(j, "ok",
+		    "walk: %lu entries, no socket under /run, "
 		    "no effective setuid, setgid or file-capability binary "
-		    "(%lu on nosuid mounts)", j->entries, j->privileged);
+		    "(%lu on nosuid mounts)",
+		    j->entries, j->privileged);
 }
 
 static void
@@ -290,12 +309,15 @@ check_abstract(struct jc *j)
 			continue;
 		at[strcspn(at, "\n")] = '\0';
 		if (++n <= JC_MAX_SOCKETS)
-			jc_line(j, "FOUND", "socket: abstract %s (this network "
-			    "namespace)", at);
+			jc_line(j, "FOUND",
+			    "socket: abstract %s (this network "
+			    "namespace)",
+			    at);
 	}
 	fclose(f);
 	if (n == 0)
-		jc_line(j, "ok", "sockets: no abstract unix socket in this "
+		jc_line(j, "ok",
+		    "sockets: no abstract unix socket in this "
 		    "network namespace");
 }
 
@@ -338,7 +360,7 @@ static int
 try_connect(const char *addr, int port)
 {
 	_cleanup_close_ int fd = -1;
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in sin = {.sin_family = AF_INET};
 	struct pollfd p;
 	socklen_t l = sizeof(int);
 	int err = 0;
@@ -353,7 +375,7 @@ try_connect(const char *addr, int port)
 		return 0;
 	if (errno != EINPROGRESS)
 		return errno;
-	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	p = (struct pollfd){.fd = fd, .events = POLLOUT};
 	if (poll(&p, 1, 1000) != 1)
 		return ETIMEDOUT;
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0)
@@ -369,7 +391,9 @@ check_network(struct jc *j)
 	 * addresses: none may connect, nor hang (a hang means a route).
 	 */
 	static const char *const out[] = {
-		"198.51.100.1", "10.0.0.1", "169.254.169.254",
+	    "198.51.100.1",
+	    "10.0.0.1",
+	    "169.254.169.254",
 	};
 	size_t i;
 	int e;
@@ -378,8 +402,8 @@ check_network(struct jc *j)
 		e = try_connect(out[i], 80);
 		if (e == 0 || e == ETIMEDOUT)
 			jc_line(j, "FOUND", "network: %s:80 %s", out[i],
-			    e ? "did not fail at once (a route out exists)" :
-			    "connected");
+			    e ? "did not fail at once (a route out exists)"
+			      : "connected");
 		else
 			jc_line(j, "ok", "network: %s:80 unreachable (%s)",
 			    out[i], strerror(e));
@@ -392,7 +416,7 @@ check_network(struct jc *j)
 int
 jailcheck_main(void)
 {
-	struct jc j = { 0 };
+	struct jc j = {0};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	check_status(&j);
