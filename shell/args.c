@@ -63,7 +63,8 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 		out->action = ACT_JAILCHECK;
 	if (out->jailcheck && out->action != ACT_JAILCHECK &&
 	    out->action != ACT_DOCTOR) {
-		fprintf(stderr, "aisb-shell: --jailcheck goes alone or with "
+		fprintf(stderr,
+		    "aisb-shell: --jailcheck goes alone or with "
 		    "--doctor\n");
 		return -EINVAL;
 	}

@@ -15,7 +15,7 @@ enum aisb_action {
 	ACT_PRINT_POLICY,
 	ACT_CHECK_CONFIG,
 	ACT_DOCTOR,
-	ACT_JAILCHECK,	/* run inside a session: what it exposes */
+	ACT_JAILCHECK, /* run inside a session: what it exposes */
 	ACT_VERSION,
 	ACT_HELP,
 };
@@ -43,7 +43,7 @@ int admin_main(const struct aisb_args *a);
 /* aisb-shell --doctor (shell/doctor.c); returns the exit status. */
 int doctor_main(const struct aisb_args *a);
 /* aisb-shell --jailcheck (shell/jailcheck.c); returns the exit status. */
-int	jailcheck_main(void);
+int jailcheck_main(void);
 /* A sandboxed session (shell/session.c); returns the exit status. */
 int session_main(const struct aisb_args *a);
 

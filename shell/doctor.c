@@ -68,7 +68,7 @@ struct doctor {
 	const char *conf; /* --config FILE or NULL */
 	const char *sshd_config;
 	bool pam_session; /* pam_aisb in sshd's session stack */
-	bool jailcheck;   /* --doctor --jailcheck: a session per agent */
+	bool jailcheck; /* --doctor --jailcheck: a session per agent */
 };
 
 static void __attribute__((format(printf, 5, 6))) report(struct doctor *d,
@@ -1007,18 +1007,24 @@ check_jailcheck(struct doctor *d, const struct passwd *pw)
 		;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
 	    strstr(out, "jailcheck: clean")) {
-		report(d, OK, check, NULL, "a session of %s exposes nothing "
-		    "unexpected", pw->pw_name);
+		report(d, OK, check, NULL,
+		    "a session of %s exposes nothing "
+		    "unexpected",
+		    pw->pw_name);
 		return;
 	}
 	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
 		if (strstr(l, "FOUND") && n++ < 8)
-			report(d, FAIL, check, "tighten the policy "
-			    "(filesystem.hide, fewer binds)", "%s", l);
+			report(d, FAIL, check,
+			    "tighten the policy "
+			    "(filesystem.hide, fewer binds)",
+			    "%s", l);
 	if (n == 0)
-		report(d, FAIL, check, "run aisb-shell -c 'aisb-shell "
+		report(d, FAIL, check,
+		    "run aisb-shell -c 'aisb-shell "
 		    "--jailcheck' as the agent; the binary must be visible "
-		    "inside", "the check did not run (status %d)%s%.300s",
+		    "inside",
+		    "the check did not run (status %d)%s%.300s",
 		    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
 		    len ? ": " : "", out);
 }

@@ -47,7 +47,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	/* args_parse writes its usage errors to stderr: keep runs quiet. */
 	if (args_parse(argc, argv, &a) == 0) {
-		if (a.argc < 0 || a.argc > argc || a.argv + a.argc != argv + argc)
+		if (a.argc < 0 || a.argc > argc ||
+		    a.argv + a.argc != argv + argc)
 			abort();
 		if (a.argv0 == NULL || a.login != (a.argv0[0] == '-'))
 			abort();

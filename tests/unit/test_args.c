@@ -37,7 +37,7 @@ TEST(forms)
 TEST(empty_argv)
 {
 	struct aisb_args a;
-	char *v[] = { NULL };
+	char *v[] = {NULL};
 
 	is_int(args_parse(0, v, &a), 0, "an empty argv parses");
 	ok(a.argc == 0 && a.argv == v && a.action == ACT_SESSION,
