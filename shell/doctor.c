@@ -957,6 +957,7 @@ check_jailcheck(struct doctor *d, const struct passwd *pw)
 	snprintf(env_home, sizeof(env_home), "HOME=%s", pw->pw_dir);
 	snprintf(env_user, sizeof(env_user), "USER=%s", pw->pw_name);
 	if (pipe2(fds, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		report(d, FAIL, check, NULL, "fork: %s", strerror(errno));
 		return;
 	}
