@@ -30,7 +30,7 @@ for _ in $(seq 1 50); do
 	[ -n "$gpid" ] && pgrep -f '^esc-gate-session' >/dev/null && break
 	sleep 0.1
 done
-outer=$(pgrep -u "$u" -f "aisb-shell --config $conf -c exec -a esc-gate-session" | head -1)
+outer=$(pgrep -o -u "$u" -f "aisb-shell --config $conf -c exec -a esc-gate-session")
 at_exit "[ -n '$outer' ] && kill '$outer' 2>/dev/null"
 ok "host: a gated session runs its gate (pid ${gpid:-none})" [ -n "$gpid" ]
 gpid=${gpid:-999999}
@@ -94,7 +94,7 @@ ok "... and the session's process is gone" ! named '^esc-gate-session'
 as "$u" "$AISB_SHELL" --config "$conf" -c '(setsid bash -c "exec -a esc-daemon sleep 60" </dev/null >/dev/null 2>&1 &) ; sleep 30' >/dev/null 2>&1 &
 for _ in $(seq 1 50); do pgrep -f '^esc-daemon' >/dev/null && break; sleep 0.1; done
 ok "inside: the double-forked setsid daemon runs" named '^esc-daemon'
-outer=$(pgrep -u "$u" -f "aisb-shell --config $conf -c \(setsid" | head -1)
+outer=$(pgrep -o -u "$u" -f "aisb-shell --config $conf -c \\(setsid")
 gpid=$(pgrep -u "$u" -x aisb-gate | head -1)
 [ -n "$outer" ] && kill -KILL "$outer"
 sleep 1
