@@ -39,7 +39,12 @@ else:
 s.listen(8)
 print("up", flush=True)
 while True:
-    c, _ = s.accept(); c.sendall(b"canary\n"); c.close()
+    c, _ = s.accept()
+    try:
+        c.sendall(b"canary\n")
+    except OSError:
+        pass  # a peer that closed first (the sandbox closes inherited fds)
+    c.close()
 ' "$1" &
 	at_exit "kill $! 2>/dev/null"
 }
