@@ -1,13 +1,14 @@
 /*
  * seccomp_deny.c: the inner's seccomp deny filter (see seccomp_deny.h).
  *
- * Two stacked filters.  The main one is built with libseccomp: default
- * allow, EPERM for a list of kernel surfaces, every ABI of the machine
- * added so that an i386 "int $0x80" or an x32 syscall meets the same
- * rules.  The second is a few hand-written BPF instructions for what
- * libseccomp cannot say: "personality(x) unless x is the query value or
- * a harmless persona" needs two tests on one argument, and syscalls
- * newer than libseccomp's table need raw numbers.  The kernel runs both
+ * Two stacked filters.  The main one is built with libseccomp, once, at
+ * build time (seccomp_deny_rules.h): default allow, EPERM for a list of
+ * kernel surfaces, every ABI of the machine added so that an i386
+ * "int $0x80" or an x32 syscall meets the same rules.  The second is a
+ * few hand-written BPF instructions for what libseccomp cannot say:
+ * "personality(x) unless x is the query value or a harmless persona"
+ * needs two tests on one argument, and syscalls newer than libseccomp's
+ * table need raw numbers.  The kernel runs both
  * and the most restrictive answer wins.
  */
 #define _GNU_SOURCE
@@ -18,178 +19,32 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <linux/sched.h>
-#include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-
-#include <seccomp.h>
 
 #include "seccomp_deny.h"
 #include "util.h"
 
-#ifndef AF_VSOCK
-#define AF_VSOCK 40
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
-
 /*
- * Denied outright with EPERM.  Most need a capability the inner no
- * longer has; the filter is the second wall, and it also closes what
- * needs no capability: io_uring creates sockets and opens files without
- * the syscalls below it (codex seccomp.rs), userfaultfd and bpf widen
- * the kernel's exposure to exploit primitives, keyctl reaches the
- * user's session keyring.  Names missing from an ABI are skipped for
- * that ABI by libseccomp.
+ * The main filter, built by libseccomp at build time from
+ * seccomp_deny_rules.h (see there): seccomp_deny_bpf[] and
+ * SECCOMP_DENY_ARCH_NATIVE.
  */
-static const int deny_nr[] = {
-    SCMP_SYS(setns),
-    SCMP_SYS(mount),
-    SCMP_SYS(umount),
-    SCMP_SYS(umount2),
-    SCMP_SYS(pivot_root),
-    SCMP_SYS(chroot),
-    SCMP_SYS(open_tree),
-    SCMP_SYS(move_mount),
-    SCMP_SYS(fsopen),
-    SCMP_SYS(fsconfig),
-    SCMP_SYS(fsmount),
-    SCMP_SYS(fspick),
-    SCMP_SYS(mount_setattr),
-    SCMP_SYS(open_by_handle_at),
-    SCMP_SYS(kexec_load),
-    SCMP_SYS(kexec_file_load),
-    SCMP_SYS(bpf),
-    SCMP_SYS(perf_event_open),
-    SCMP_SYS(userfaultfd),
-    SCMP_SYS(keyctl),
-    SCMP_SYS(add_key),
-    SCMP_SYS(request_key),
-    SCMP_SYS(init_module),
-    SCMP_SYS(finit_module),
-    SCMP_SYS(delete_module),
-    SCMP_SYS(acct),
-    SCMP_SYS(swapon),
-    SCMP_SYS(swapoff),
-    SCMP_SYS(reboot),
-    SCMP_SYS(settimeofday),
-    SCMP_SYS(stime),
-    SCMP_SYS(clock_settime),
-    SCMP_SYS(clock_settime64),
-    SCMP_SYS(clock_adjtime),
-    SCMP_SYS(clock_adjtime64),
-    SCMP_SYS(adjtimex),
-    SCMP_SYS(quotactl),
-    SCMP_SYS(quotactl_fd),
-    SCMP_SYS(lookup_dcookie),
-    SCMP_SYS(nfsservctl),
-    SCMP_SYS(vhangup),
-    SCMP_SYS(syslog),
-    SCMP_SYS(iopl),
-    SCMP_SYS(ioperm),
-    SCMP_SYS(vm86),
-    SCMP_SYS(vm86old),
-    SCMP_SYS(io_uring_setup),
-    SCMP_SYS(io_uring_enter),
-    SCMP_SYS(io_uring_register),
-};
-
-/*
- * A rule on an int argument compares the low 32 bits only: the kernel
- * truncates ioctl's cmd, socket's family and personality's persona to
- * 32 bits, so a plain 64-bit compare is bypassed by garbage in the high
- * half (CVE-2019-10063, bubblewrap's "ioctl TIOCSTI CVE-2019-10063").
- */
-#define LOW32(arg, v)                                                          \
-	SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, 0xffffffffULL, (uint64_t)(v))
-#define HASBIT(arg, b)                                                         \
-	SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, (uint64_t)(b), (uint64_t)(b))
+#include "seccomp_deny_bpf.h"
 
 static int
 main_filter_load(void)
 {
-	scmp_filter_ctx ctx;
-	size_t i;
-	int r;
+	struct sock_fprog fp = {
+	    .len = (unsigned short)ELEMENTSOF(seccomp_deny_bpf),
+	    .filter = seccomp_deny_bpf,
+	};
 
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (ctx == NULL)
-		return -ENOMEM;
-	/* An ABI the filter does not know is killed, not allowed. */
-	r = seccomp_attr_set(
-	    ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (r < 0)
-		goto out;
-#if defined(__x86_64__)
-	/*
-	 * A 64-bit process can still make i386 syscalls (int $0x80) and,
-	 * when the kernel has it, x32 ones (nr | 0x40000000): same rules
-	 * for each (libseccomp maps the names per ABI).
-	 */
-	r = seccomp_arch_add(ctx, SCMP_ARCH_X86);
-	if (r < 0 && r != -EEXIST)
-		goto out;
-	r = seccomp_arch_add(ctx, SCMP_ARCH_X32);
-	if (r < 0 && r != -EEXIST)
-		goto out;
-#endif
-	for (i = 0; i < ELEMENTSOF(deny_nr); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), deny_nr[i], 0);
-		/* -EDOM etc.: a name no ABI of ours has (e.g. vm86 off x86). */
-		if (r < 0 && r != -EDOM && r != -EFAULT && r != -EINVAL)
-			goto out;
-	}
-
-	/* Terminal injection into whatever tty is reachable. */
-	r = seccomp_rule_add(
-	    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, LOW32(1, TIOCSTI));
-	if (r < 0)
-		goto out;
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-	    LOW32(1, TIOCLINUX));
-	if (r < 0)
-		goto out;
-
-	/*
-	 * AF_VSOCK reaches the hypervisor and sibling VMs without the
-	 * network namespace.  On i386 the socketcall multiplexer hides the
-	 * family in memory: libseccomp then denies socketcall(SOCKET)
-	 * whole, which only costs 32-bit programs built for it.
-	 */
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-	    LOW32(0, AF_VSOCK));
-	if (r < 0)
-		goto out;
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair),
-	    1, LOW32(0, AF_VSOCK));
-	if (r < 0)
-		goto out;
-
-	/*
-	 * Nested user namespaces: max_user_namespaces already stops them;
-	 * this is the second wall.  clone3 passes its flags in memory, out
-	 * of the filter's reach: ENOSYS makes glibc fall back to clone.
-	 */
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
-	    HASBIT(0, CLONE_NEWUSER));
-	if (r < 0)
-		goto out;
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-	    HASBIT(0, CLONE_NEWUSER));
-	if (r < 0)
-		goto out;
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-	if (r < 0)
-		goto out;
-
-	r = seccomp_load(ctx);
-out:
-	seccomp_release(ctx);
-	return r < 0 ? r : 0;
+	/* As seccomp_load() does it: no flags, no_new_privs already set. */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) < 0)
+		return -errno;
+	return 0;
 }
 
 /*
@@ -305,7 +160,7 @@ extra_filter_load(void)
 	emit(&p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
 	    0, 0);
 	start = p.n;
-	emit(&p, BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), L_NONE,
+	emit(&p, BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_DENY_ARCH_NATIVE, L_NONE,
 	    L_ALLOW);
 	emit_arch(&p, SYS_personality, NULL, 0);
 #endif
