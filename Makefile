@@ -102,6 +102,20 @@ $(LIBAISB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# The inner's main seccomp filter is compiled by libseccomp once, here,
+# not in every session: a generator prints the BPF as a C header that
+# shell/seccomp_deny.c installs (tests/unit/test_seccomp_gen checks it).
+SECCOMP_GEN := $(BUILD)/gen/seccomp_deny_gen
+SECCOMP_BPF := $(BUILD)/gen/seccomp_deny_bpf.h
+$(SECCOMP_GEN): shell/gen/seccomp_deny_gen.c shell/seccomp_deny_rules.h lib/util.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -iquote shell $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
+$(SECCOMP_BPF): $(SECCOMP_GEN)
+	$(SECCOMP_GEN) > $@.tmp && mv $@.tmp $@
+$(BUILD)/shell/seccomp_deny.o $(BUILD)/tests/unit/test_seccomp_gen: $(SECCOMP_BPF)
+$(BUILD)/shell/seccomp_deny.o $(BUILD)/tests/unit/test_seccomp_gen: \
+	ALL_CFLAGS += -iquote $(BUILD)/gen
+
 $(SHELL_BIN): $(SHELL_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
