@@ -20,7 +20,8 @@ main(void)
 	int r;
 
 	if ((r = seccomp_deny_rules_bpf(&p, &n)) < 0) {
-		fprintf(stderr, "seccomp_deny_gen: cannot build the filter: %s\n",
+		fprintf(stderr,
+		    "seccomp_deny_gen: cannot build the filter: %s\n",
 		    strerror(-r));
 		return 1;
 	}

@@ -34,7 +34,8 @@ main(void)
 	    n);
 	first_diff = n;
 	for (i = 0; i < n && i < ELEMENTSOF(seccomp_deny_bpf); i++)
-		if (memcmp(&now[i], &seccomp_deny_bpf[i], sizeof(now[i])) != 0) {
+		if (memcmp(&now[i], &seccomp_deny_bpf[i], sizeof(now[i])) !=
+		    0) {
 			first_diff = i;
 			break;
 		}
