@@ -233,7 +233,7 @@ C_FILES = $(LIB_SRC) $(SHELL_SRC) $(GATE_SRC) $(PAM_SRC) $(UNIT_SRC) \
 	  $(wildcard lib/*.h shell/*.h gate/*.h pam/*.h tests/lib/*.h tests/helpers/*.h)
 SH_FILES = $(shell grep -lsr '^\#!/bin/bash' tests .ci bench packaging 2>/dev/null)
 
-lint: deps-build
+lint: deps-build $(SECCOMP_BPF)
 	clang-format --dry-run --Werror $(C_FILES)
 	@# memleak: cppcheck does not know __attribute__((cleanup)); ASan/LSan run the suite.
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
@@ -243,7 +243,7 @@ lint: deps-build
 	@# Checks and the rules for NOLINT: .clang-tidy.
 	@rc=0; for f in $(filter-out tests/fuzz/%,$(filter %.c,$(C_FILES))); do \
 	    clang-tidy --quiet $$f -- -std=gnu11 -Ilib -iquote shell -iquote gate \
-	    -Itests/lib $(PKG_CFLAGS) || rc=1; done; exit $$rc
+	    -iquote $(BUILD)/gen -Itests/lib $(PKG_CFLAGS) || rc=1; done; exit $$rc
 	@# Source paths and the checks turned off, with reasons: .shellcheckrc.
 	shellcheck -x $(SH_FILES)
 	@for m in $(wildcard docs/*.[58]); do \
