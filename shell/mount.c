@@ -355,6 +355,8 @@ populate_root(struct mctx *c)
 	return r;
 }
 
+static int hide_one(struct mctx *c, const char *vpath);
+
 static int
 mount_proc_sys(struct mctx *c)
 {
@@ -372,6 +374,14 @@ mount_proc_sys(struct mctx *c)
 	}
 	if (r < 0)
 		return log_errno(r, "mount /proc: %m");
+	/*
+	 * The agent's uid keyring is the host's (keyrings are per user, not
+	 * per namespace): keyctl(2) is denied, but /proc/keys would still
+	 * list the descriptions of keys the uid added outside.
+	 */
+	if ((r = hide_one(c, "/proc/keys")) < 0 ||
+	    (r = hide_one(c, "/proc/key-users")) < 0)
+		return r;
 	/*
 	 * A fresh sysfs shows this netns's devices only.  Tools run
 	 * without /sys, so a kernel that refuses it (a host /sys with

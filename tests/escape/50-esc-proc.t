@@ -59,15 +59,16 @@ if command -v keyctl >/dev/null; then
 	at_exit "as '$u' keyctl unlink '$kid' @u >/dev/null 2>&1"
 	like "$(as "$u" cat /proc/keys)" "esc-key-canary" "host twin: the user's key is in /proc/keys outside"
 	out=$(r 'cat /proc/keys; keyctl show @u; keyctl print '"$kid"'; echo rc=$?')
-	# Residual (docs/threat-model.md): the uid's keyring is shared with
-	# the host, so /proc/keys shows the key's description; its payload
-	# stays out of reach because keyctl(2) is denied.
+	# The uid's keyring is shared with the host: keyctl(2) is denied and
+	# /proc/keys, /proc/key-users are covered (mount.c).
 	unlike "$out" "esc-secret-value" "inside: the payload of the user's host key is unreadable"
+	unlike "$out" "esc-key-canary" "inside: /proc/keys does not list the host key's description"
 	like "$out" "Operation not permitted" "... keyctl answers EPERM"
 else
 	skip "host twin: the user's key is in /proc/keys outside" "keyctl not installed"
 	skip "inside: the payload of the user's host key is unreadable" "keyctl not installed"
 	skip "... keyctl answers EPERM" "keyctl not installed"
+	skip "inside: /proc/keys does not list the host key's description" "keyctl not installed"
 fi
 
 # sysctls: readable, never writable.
