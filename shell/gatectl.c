@@ -145,7 +145,7 @@ listen_on(int type, uint16_t port, int *ret)
 }
 
 int
-gatectl_send_sockets(int fd, const struct aisb_policy *p)
+gatectl_hand_sockets(int fd, const struct aisb_policy *p)
 {
 	/* Order: proxy, DNS UDP, DNS TCP, capture (gate/gate.h GS_*). */
 	const struct {
@@ -170,9 +170,6 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 	    .msg_control = u.buf,
 	    .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *c;
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	char reply[16];
-	ssize_t n;
 	int r = 0;
 
 	for (int i = 0; i < 4 && r == 0; i++) {
@@ -199,8 +196,17 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 	for (int i = 0; i < 4; i++)
 		if (socks[i] >= 0)
 			close(socks[i]);
-	if (r < 0)
-		return r;
+	return r;
+}
+
+int
+gatectl_wait_ready(int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	char reply[16];
+	ssize_t n;
+	int r;
+
 	do
 		r = poll(&pfd, 1, READY_TIMEOUT_MS);
 	while (r < 0 && errno == EINTR);
@@ -219,6 +225,16 @@ gatectl_send_sockets(int fd, const struct aisb_policy *p)
 		    "the egress gate exited before it "
 		    "was ready (see its message above or the log)");
 	return log_errno(-EPROTO, "the egress gate refused its sockets");
+}
+
+int
+gatectl_send_sockets(int fd, const struct aisb_policy *p)
+{
+	int r;
+
+	if ((r = gatectl_hand_sockets(fd, p)) < 0)
+		return r;
+	return gatectl_wait_ready(fd);
 }
 
 int

@@ -36,6 +36,15 @@ int gatectl_spawn_path(
 int gatectl_send_sockets(int fd, const struct aisb_policy *p);
 
 /*
+ * gatectl_send_sockets in two halves, so that init's own setup (the
+ * mounts) runs while the gate starts: create and send the sockets
+ * (0 or -errno, logged), then later wait for "ready" (at most 10 s;
+ * 0 or -errno, logged).  Nothing of the session may run between them.
+ */
+int gatectl_hand_sockets(int fd, const struct aisb_policy *p);
+int gatectl_wait_ready(int fd);
+
+/*
  * Has the gate exited?  Does not reap it (waitid WNOWAIT).  0: running;
  * -ESRCH: it died, and the death is logged ("the sandbox has no
  * egress"); other -errno on error.

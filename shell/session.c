@@ -161,13 +161,15 @@ init_main(void *arg, int sync_fd)
 		return log_errno(-errno, "cgroup namespace: %m"), AISB_EX_HOST;
 	if (net_lo_up() < 0)
 		return AISB_EX_HOST;
-	if (s->pol->net.mode == AISB_NET_GATED) {
-		if (net_gated_setup(s->pol) < 0 ||
-		    gatectl_send_sockets(s->gate_fd, s->pol) < 0)
-			return AISB_EX_HOST;
-		close(s->gate_fd);
-		s->gate_fd = -1;
-	}
+	/*
+	 * The gate gets its sockets now and starts (exec, policy, its own
+	 * lockdown) while init builds the mounts; init waits for its
+	 * "ready" only before anything of the session runs.
+	 */
+	if (s->pol->net.mode == AISB_NET_GATED &&
+	    (net_gated_setup(s->pol) < 0 ||
+	        gatectl_hand_sockets(s->gate_fd, s->pol) < 0))
+		return AISB_EX_HOST;
 	r = init_mounts(s);
 	if (r < 0)
 		return session_exit_code(r);
@@ -175,6 +177,12 @@ init_main(void *arg, int sync_fd)
 		return log_errno(-errno, "sethostname: %m"), AISB_EX_HOST;
 	if (lockdown_limit_userns() < 0)
 		return AISB_EX_HOST;
+	if (s->pol->net.mode == AISB_NET_GATED) {
+		if (gatectl_wait_ready(s->gate_fd) < 0)
+			return AISB_EX_HOST;
+		close(s->gate_fd);
+		s->gate_fd = -1;
+	}
 	/* From "tty"/"no tty" on, the outer forwards signals to us: they
 	 * must wait (blocked) until init_reap reads them; the inner
 	 * inherits the mask and lockdown_inner clears it. */
