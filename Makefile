@@ -116,16 +116,9 @@ $(BUILD)/shell/seccomp_deny.o $(BUILD)/tests/unit/test_seccomp_gen: $(SECCOMP_BP
 $(BUILD)/shell/seccomp_deny.o $(BUILD)/tests/unit/test_seccomp_gen: \
 	ALL_CFLAGS += -iquote $(BUILD)/gen
 
-# aisb-shell runs once per session: the libraries whose static archives
-# the system has are linked into it (fewer objects for the dynamic loader
-# to map and bind at every start); libmnl ships no archive.  Where the
-# archives are missing, the shared libraries as everywhere else.
-SHELL_STATIC := $(call ld-option,-Wl$(,)-Bstatic -lconfuse -lcap-ng -lnftnl -Wl$(,)-Bdynamic -lmnl)
-SHELL_LIBS := $(if $(SHELL_STATIC),$(SHELL_STATIC),$(PKG_LIBS))
-
 $(SHELL_BIN): $(SHELL_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(SHELL_LIBS)
+	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(GATE_BIN): $(GATE_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
