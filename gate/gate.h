@@ -258,7 +258,11 @@ struct gate_rate {
 	bool started;
 };
 bool gate_rate_ok(struct gate_rate *r);
-/* One decision record: syslog, and stderr when asked. */
+/*
+ * Decision records: syslog (authpriv.info), and stderr when asked.
+ * gate_record_open connects to /dev/log; call it before the lockdown.
+ */
+void gate_record_open(bool log_stderr);
 void gate_record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* conn.c */

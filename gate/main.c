@@ -290,6 +290,7 @@ main(int argc, char **argv)
 			return AISB_EX_HOST;
 		}
 	}
+	gate_record_open(o.log_stderr);
 	if (harden_lockdown(use_seccomp) < 0)
 		return AISB_EX_HOST;
 	if (recv_sockets(CTL_FD, p, socks) < 0) {
