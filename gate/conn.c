@@ -67,6 +67,14 @@ struct conn {
 	int p_cu[2], p_uc[2];
 	size_t pipe_cu, pipe_uc;
 	bool c_eof, u_eof, c_shut, u_shut;
+	/*
+	 * Edge-triggered bookkeeping: a read of the socket returned EAGAIN
+	 * (dry) or a write to it could not take everything (full) since its
+	 * last event.  New data or new room brings a new event, which
+	 * clears them (conn_event); until then calling again would only
+	 * return EAGAIN.
+	 */
+	bool c_dry, u_dry, c_full, u_full;
 	bool pending_bad; /* DRAIN, then answer 400 */
 	const char *bad_why;
 	struct http_req req;
@@ -137,7 +145,7 @@ upstream_close(struct conn *c)
 	close_fd(&c->p_uc[0]);
 	close_fd(&c->p_uc[1]);
 	c->pipe_cu = c->pipe_uc = 0;
-	c->u_eof = c->u_shut = false;
+	c->u_eof = c->u_shut = c->u_dry = c->u_full = false;
 }
 
 static void
@@ -528,42 +536,81 @@ connected(struct conn *c)
 	}
 }
 
-/* Move bytes src -> pipe -> dst until neither side can. */
+/* One direction of a relay: src -> pipe -> dst. */
+struct dir {
+	int src, dst;
+	int *p;
+	size_t *inpipe;
+	bool *src_eof, *src_dry, *dst_full;
+	unsigned long long *count;
+};
+
+/*
+ * Move bytes until neither side can.  A splice from the socket that
+ * returns EAGAIN marks it dry: nothing is there, or the pipe is full,
+ * which only a write to dst changes, and that clears it here.  A write
+ * to the socket that takes less than the pipe holds marks it full: the
+ * kernel wakes the gate (EPOLLOUT) when there is room again.  (A short
+ * read from the socket proves nothing: the pipe may have run out of
+ * slots with bytes left in the socket, and no new edge would come.)
+ */
 static int
-move(int src, int dst, int p[2], size_t *inpipe, bool *src_eof,
-    unsigned long long *count, bool *progress)
+move(const struct dir *d, bool *progress)
 {
 	for (;;) {
 		bool did = false;
 
-		if (!*src_eof) {
-			ssize_t n = splice(src, NULL, p[1], NULL, SPLICE_CHUNK,
-			    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (!*d->src_eof && !*d->src_dry) {
+			ssize_t n = splice(d->src, NULL, d->p[1], NULL,
+			    SPLICE_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 
 			if (n > 0) {
-				*inpipe += (size_t)n;
+				*d->inpipe += (size_t)n;
 				did = true;
 			} else if (n == 0) {
-				*src_eof = true;
+				*d->src_eof = true;
 				did = true;
-			} else if (errno != EAGAIN && errno != EINTR)
+			} else if (errno == EAGAIN)
+				*d->src_dry = true;
+			else if (errno != EINTR)
 				return -errno;
 		}
-		if (*inpipe > 0) {
-			ssize_t m = splice(p[0], NULL, dst, NULL, *inpipe,
-			    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (*d->inpipe > 0 && !*d->dst_full) {
+			ssize_t m = splice(d->p[0], NULL, d->dst, NULL,
+			    *d->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 
 			if (m > 0) {
-				*inpipe -= (size_t)m;
-				*count += (unsigned long long)m;
+				*d->inpipe -= (size_t)m;
+				*d->count += (unsigned long long)m;
+				*d->src_dry = false; /* room in the pipe */
 				did = true;
 			} else if (m < 0 && errno != EAGAIN && errno != EINTR)
 				return -errno;
+			if (*d->inpipe > 0 && !(m < 0 && errno == EINTR))
+				*d->dst_full = true;
 		}
 		if (!did)
 			return 0;
 		*progress = true;
 	}
+}
+
+static int
+move_up(struct conn *c, bool *progress)
+{
+	struct dir d = {c->cfd, c->ufd, c->p_cu, &c->pipe_cu, &c->c_eof,
+	    &c->c_dry, &c->u_full, &c->up};
+
+	return move(&d, progress);
+}
+
+static int
+move_down(struct conn *c, bool *progress)
+{
+	struct dir d = {c->ufd, c->cfd, c->p_uc, &c->pipe_uc, &c->u_eof,
+	    &c->u_dry, &c->c_full, &c->down};
+
+	return move(&d, progress);
 }
 
 /* Write out[off..len) to fd; -errno on a hard error. */
@@ -589,14 +636,17 @@ flush(int fd, const char *out, size_t *off, size_t len, bool *progress)
 static bool
 read_client(struct conn *c, bool *progress)
 {
-	while (!c->c_eof && c->ilen < HTTP_HEAD_MAX) {
+	while (!c->c_eof && !c->c_dry && c->ilen < HTTP_HEAD_MAX) {
 		ssize_t n = recv(c->cfd, c->ibuf + c->ilen,
 		    HTTP_HEAD_MAX - c->ilen, MSG_DONTWAIT);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return errno == EAGAIN;
+			if (errno != EAGAIN)
+				return false;
+			c->c_dry = true;
+			return true;
 		}
 		if (n == 0)
 			c->c_eof = true;
@@ -652,8 +702,7 @@ step_tunnel(struct conn *c)
 		c->ilen -= ioff;
 	}
 	if (c->ilen == 0) {
-		r = move(c->cfd, c->ufd, c->p_cu, &c->pipe_cu, &c->c_eof,
-		    &c->up, &progress);
+		r = move_up(c, &progress);
 		if (r < 0)
 			goto fail;
 		if (c->c_eof && c->pipe_cu == 0 && !c->u_shut) {
@@ -662,8 +711,7 @@ step_tunnel(struct conn *c)
 		}
 	}
 	if (c->ooff >= c->olen) {
-		r = move(c->ufd, c->cfd, c->p_uc, &c->pipe_uc, &c->u_eof,
-		    &c->down, &progress);
+		r = move_down(c, &progress);
 		if (r < 0)
 			goto fail;
 		if (c->u_eof && c->pipe_uc == 0 && !c->c_shut) {
@@ -685,8 +733,7 @@ fail:
 static bool
 http_down(struct conn *c, bool *progress)
 {
-	if (move(c->ufd, c->cfd, c->p_uc, &c->pipe_uc, &c->u_eof, &c->down,
-	        progress) < 0) {
+	if (move_down(c, progress) < 0) {
 		conn_close(c);
 		return false;
 	}
@@ -860,6 +907,11 @@ conn_event(struct conn *c, bool upstream, uint32_t events)
 	(void)events;
 	if (c->dead)
 		return;
+	/* Something changed on this socket: read and write it again. */
+	if (upstream)
+		c->u_dry = c->u_full = false;
+	else
+		c->c_dry = c->c_full = false;
 	if (upstream && c->st == ST_CONNECT) {
 		connected(c);
 		if (c->dead)
