@@ -125,8 +125,8 @@ rec_prefix(void)
 		return rec_plen;
 	localtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%h %e %T", &tm);
-	n = snprintf(rec_line, sizeof(rec_line), "<%d>%s " REC_IDENT "[%d]: ",
-	    REC_PRI, ts, (int)rec_pid);
+	n = snprintf(rec_line, sizeof(rec_line),
+	    "<%d>%s " REC_IDENT "[%d]: ", REC_PRI, ts, (int)rec_pid);
 	rec_plen = n > 0 && (size_t)n < 64 ? (size_t)n : 0;
 	rec_sec = rec_plen ? now : -1;
 	return rec_plen;
@@ -162,7 +162,7 @@ gate_record(const char *fmt, ...)
 		    {.iov_base = (void *)(uintptr_t)REC_IDENT ": ",
 		        .iov_len = sizeof(REC_IDENT ": ") - 1},
 		    {.iov_base = msg, .iov_len = len},
-		    {.iov_base = (void *)(uintptr_t)"\n", .iov_len = 1},
+		    {.iov_base = (void *)(uintptr_t) "\n", .iov_len = 1},
 		};
 
 		(void)!writev(2, iov, 3);

@@ -649,11 +649,12 @@ check_sshd(struct doctor *d, const struct passwd *pw)
 	_cleanup_free_ char *out = NULL;
 	char spec[512], err[512], check[300], v[1024], bad[8192] = "";
 	char *argv[] = {sshd, opt_t, opt_f, conf, opt_c, spec, NULL};
-	const char *fix = "copy the shipped drop-in (packages: "
-	                  "/usr/share/aisb/sshd_config.d/aisb.conf; source tree: "
-	                  "etc/ssh/sshd_config.d/aisb.conf) to "
-	                  "/etc/ssh/sshd_config.d/aisb.conf and add the agent "
-	                  "to group ai-agents (usermod -aG ai-agents AGENT)";
+	const char *fix =
+	    "copy the shipped drop-in (packages: "
+	    "/usr/share/aisb/sshd_config.d/aisb.conf; source tree: "
+	    "etc/ssh/sshd_config.d/aisb.conf) to "
+	    "/etc/ssh/sshd_config.d/aisb.conf and add the agent "
+	    "to group ai-agents (usermod -aG ai-agents AGENT)";
 	int r;
 
 	if (access(sshd, X_OK) < 0) {
