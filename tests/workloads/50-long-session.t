@@ -146,7 +146,13 @@ T send-keys C-b d
 ok "tmux detached, the login shell is back" waitfor '\[detached' 10
 run 'tmux ls | wc -l'
 T send-keys -l 'logout' && T send-keys Enter
-ok "logout ends the ssh connection" waitfor 'Pane is dead|Connection to 127.0.0.1 closed' 15
+# Generous: at logout the session stops its gate and tears down its
+# cgroup, which an ASan build on a busy machine makes slow.
+if waitfor 'Pane is dead|Connection to 127.0.0.1 closed' 40; then
+	pass "logout ends the ssh connection"
+else
+	fail "logout ends the ssh connection" "screen: $(screen | tail -n 5 | tr '\n' '|')"
+fi
 left=
 for _ in $(seq 50); do
 	left=$(pgrep -u "$U" -a)
