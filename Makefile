@@ -184,9 +184,18 @@ deps-test:
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -iquote shell -iquote gate \
 	      $(PKG_CFLAGS) -DAISB_FUZZ
 FUZZ_LIBSRC := $(LIB_SRC) $(filter-out gate/main.c,$(GATE_SRC))
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
+# The library is compiled once for all targets (fuzzer-no-link), each
+# target then only compiles its own file and links.
+FUZZ_OBJ := $(FUZZ_LIBSRC:%.c=$(BUILD)/fuzz/obj/%.o)
+$(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIBSRC) $(PKG_LIBS)
+	$(FUZZ_CC) $(subst -fsanitize=fuzzer$(,),-fsanitize=fuzzer-no-link$(,),$(FUZZ_FLAGS)) \
+	    -MMD -MP -c $< -o $@
+-include $(FUZZ_OBJ:.o=.d)
+.SECONDARY: $(FUZZ_OBJ)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS)
 
 fuzz-build: $(FUZZ_BIN)
 
