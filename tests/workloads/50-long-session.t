@@ -152,7 +152,7 @@ T send-keys -l 'logout' && T send-keys Enter
 # stops its gate and tears down its cgroup, slow in an ASan build.
 ssh_gone=no
 for _ in $(seq 400); do
-	pgrep -f -- "-i $TOP/conf/client" >/dev/null || { ssh_gone=yes; break; }
+	pgrep -f -- "^ssh -tt -i $TOP/conf/client" >/dev/null || { ssh_gone=yes; break; }
 	sleep 0.1
 done
 if [ "$ssh_gone" = yes ]; then
