@@ -46,7 +46,7 @@ static struct gate_rate rec_rate = {
 
 #define OBUF_MAX (HTTP_HEAD_MAX + 1024)
 #define LINGER_MS 2000
-#define SPLICE_CHUNK (1 << 16)
+#define SPLICE_CHUNK (1 << 16) /* a default pipe's capacity */
 
 enum conn_state {
 	ST_HEAD, /* reading a request head (proxy) */
@@ -75,6 +75,9 @@ struct conn {
 	 * return EAGAIN.
 	 */
 	bool c_dry, u_dry, c_full, u_full;
+	/* GATE_BULK_PIPE pipes held, and when one last carried bytes. */
+	bool big_cu, big_uc;
+	uint64_t big_used;
 	bool pending_bad; /* DRAIN, then answer 400 */
 	const char *bad_why;
 	struct http_req req;
@@ -100,6 +103,7 @@ struct conn {
 static struct conn *conns;
 static size_t nconns;
 static size_t max_conns = GATE_MAX_CONNS;
+static unsigned nbig; /* pipes grown to GATE_BULK_PIPE, gate-wide */
 
 static void conn_run(struct conn *c);
 static void handle_request(struct conn *c);
@@ -136,9 +140,21 @@ close_fd(int *fd)
 	}
 }
 
+/* Give a grown pipe's slot back (the pipe is closed or shrunk). */
+static void
+big_release(bool *big)
+{
+	if (*big) {
+		*big = false;
+		nbig--;
+	}
+}
+
 static void
 upstream_close(struct conn *c)
 {
+	big_release(&c->big_cu);
+	big_release(&c->big_uc);
 	close_fd(&c->ufd);
 	close_fd(&c->p_cu[0]);
 	close_fd(&c->p_cu[1]);
@@ -543,7 +559,28 @@ struct dir {
 	size_t *inpipe;
 	bool *src_eof, *src_dry, *dst_full;
 	unsigned long long *count;
+	bool *big;
+	uint64_t *big_used;
 };
+
+/*
+ * A direction that has carried GATE_BULK_AFTER bytes is a bulk transfer:
+ * grow its pipe while a slot is free.  A refusal by the kernel (the
+ * uid's pipe pages, fs.pipe-max-size) keeps the default pipe: slower,
+ * never a failure.
+ */
+static void
+big_grow(const struct dir *d)
+{
+	if (*d->big || nbig >= GATE_BULK_PIPES ||
+	    *d->count + *d->inpipe < GATE_BULK_AFTER)
+		return;
+	if (fcntl(d->p[1], F_SETPIPE_SZ, GATE_BULK_PIPE) < 0)
+		return;
+	*d->big = true;
+	nbig++;
+	*d->big_used = loop_now();
+}
 
 /*
  * Move bytes until neither side can.  A splice from the socket that
@@ -562,10 +599,15 @@ move(const struct dir *d, bool *progress)
 
 		if (!*d->src_eof && !*d->src_dry) {
 			ssize_t n = splice(d->src, NULL, d->p[1], NULL,
-			    SPLICE_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			    *d->big ? GATE_BULK_PIPE : SPLICE_CHUNK,
+			    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 
 			if (n > 0) {
 				*d->inpipe += (size_t)n;
+				if (*d->big)
+					*d->big_used = loop_now();
+				else
+					big_grow(d);
 				did = true;
 			} else if (n == 0) {
 				*d->src_eof = true;
@@ -599,7 +641,7 @@ static int
 move_up(struct conn *c, bool *progress)
 {
 	struct dir d = {c->cfd, c->ufd, c->p_cu, &c->pipe_cu, &c->c_eof,
-	    &c->c_dry, &c->u_full, &c->up};
+	    &c->c_dry, &c->u_full, &c->up, &c->big_cu, &c->big_used};
 
 	return move(&d, progress);
 }
@@ -608,7 +650,7 @@ static int
 move_down(struct conn *c, bool *progress)
 {
 	struct dir d = {c->ufd, c->cfd, c->p_uc, &c->pipe_uc, &c->u_eof,
-	    &c->u_dry, &c->c_full, &c->down};
+	    &c->u_dry, &c->c_full, &c->down, &c->big_uc, &c->big_used};
 
 	return move(&d, progress);
 }
@@ -985,6 +1027,21 @@ conn_accept(int lfd, bool capture)
 	}
 }
 
+/*
+ * A bulk transfer that has gone quiet gives its slot to the next one:
+ * an empty pipe shrinks back (one still holding bytes waits).
+ */
+static void
+big_idle(struct conn *c)
+{
+	if (c->big_cu && c->pipe_cu == 0 &&
+	    fcntl(c->p_cu[1], F_SETPIPE_SZ, SPLICE_CHUNK) >= 0)
+		big_release(&c->big_cu);
+	if (c->big_uc && c->pipe_uc == 0 &&
+	    fcntl(c->p_uc[1], F_SETPIPE_SZ, SPLICE_CHUNK) >= 0)
+		big_release(&c->big_uc);
+}
+
 void
 conn_tick(uint64_t now)
 {
@@ -993,6 +1050,9 @@ conn_tick(uint64_t now)
 	while (*pp) {
 		struct conn *c = *pp;
 
+		if (!c->dead && (c->big_cu || c->big_uc) &&
+		    now - c->big_used >= GATE_BULK_IDLE_MS)
+			big_idle(c);
 		if (!c->dead && c->deadline && now >= c->deadline) {
 			if (c->st == ST_CONNECT) {
 				c->last_err = ETIMEDOUT;

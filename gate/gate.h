@@ -30,6 +30,18 @@
 #define GATE_CONN_FDS 6
 #define GATE_FDS_RESERVED 256
 #define GATE_NOFILE 8192 /* RLIMIT_NOFILE */
+/*
+ * Bulk transfers: a relay direction that has carried GATE_BULK_AFTER
+ * bytes gets a GATE_BULK_PIPE pipe (fewer splices and wake-ups per
+ * byte: docs/performance.md), at most GATE_BULK_PIPES at once gate-wide,
+ * and gives it back after GATE_BULK_IDLE_MS without traffic.  Pipe
+ * memory is charged to the agent's uid (fs.pipe-user-pages-soft, 16384
+ * pages by default); these 4 x 256 pages stay far below it.
+ */
+#define GATE_BULK_AFTER (1u << 20)
+#define GATE_BULK_PIPE (1 << 20)
+#define GATE_BULK_PIPES 4
+#define GATE_BULK_IDLE_MS 2000
 #define GATE_MAX_ADDRS 8 /* resolved addresses kept per name */
 #define GATE_MAX_DNS_TCP 32 /* concurrent DNS-over-TCP clients */
 #define GATE_SYNTH_MAX 16384 /* names with a synthetic address */

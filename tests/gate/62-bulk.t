@@ -1,0 +1,124 @@
+#!/bin/bash
+# Bulk transfers (gate/conn.c big_grow, big_idle): a relay direction that
+# has carried GATE_BULK_AFTER (1 MiB) gets a 1 MiB pipe, at most
+# GATE_BULK_PIPES (4) gate-wide, and gives it back once it has been
+# quiet for GATE_BULK_IDLE_MS (2 s).  The gate's pipes are looked at
+# from outside: pidfd_getfd(2) on each pipe the gate holds, then
+# F_GETPIPE_SZ.  Every byte is checked on the way.
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/gate/lib.sh
+. "$(dirname "$0")/lib.sh"
+gt_setup
+gt_gate || skip_all "gate did not start"
+
+# big_pipes: how many distinct pipes of the gate are at least 1 MiB.
+cat > "$T/pipes.py" <<'P'
+import ctypes, fcntl, os, sys
+pid = int(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+pidfd = os.pidfd_open(pid)
+seen, big = set(), 0
+for name in os.listdir("/proc/%d/fd" % pid):
+    try:
+        link = os.readlink("/proc/%d/fd/%s" % (pid, name))
+    except OSError:
+        continue
+    if not link.startswith("pipe:") or link in seen:
+        continue
+    seen.add(link)
+    fd = libc.syscall(438, pidfd, int(name), 0)  # pidfd_getfd
+    if fd < 0:
+        sys.exit("pidfd_getfd: %s" % os.strerror(ctypes.get_errno()))
+    if fcntl.fcntl(fd, 1032) >= 1 << 20:  # F_GETPIPE_SZ
+        big += 1
+    os.close(fd)
+print(big)
+P
+big_pipes() { python3 "$T/pipes.py" "$GATE_PID"; }
+
+# The client: N CONNECT tunnels each GET /bytes/SIZE, read 2 MiB and
+# wait for a line on stdin ("the gate is looked at"); then read the
+# rest.  All but the first tunnel close; the first waits for a second
+# line, then fetches SIZE again over the same (idle, shrunk) tunnel.
+cat > "$T/client.py" <<'C'
+import hashlib, socket, sys, threading
+n, size = int(sys.argv[1]), int(sys.argv[2])
+def pattern(k):
+    block = bytes(range(256)) * 256
+    return (block * (k // len(block) + 1))[:k]
+want = hashlib.sha256(pattern(size)).hexdigest()
+def tunnel():
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=60)
+    s.sendall(b"CONNECT origin.tgat.test:23080 HTTP/1.1\r\nHost: origin.tgat.test:23080\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    return s
+def get(s, pause=None):
+    s.sendall(b"GET /bytes/%d HTTP/1.1\r\nHost: origin.tgat.test\r\n\r\n" % size)
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += s.recv(65536)
+    body = buf.split(b"\r\n\r\n", 1)[1]
+    h = hashlib.sha256()
+    h.update(body)
+    got = len(body)
+    while got < size:
+        if pause and got >= 2 << 20:
+            pause()
+            pause = None
+        b = s.recv(min(1 << 20, size - got))
+        if not b:
+            break
+        h.update(b)
+        got += len(b)
+    return h.hexdigest() == want and got == size
+socks = [tunnel() for _ in range(n)]
+ready = threading.Barrier(n + 1)
+go = threading.Event()
+ok = [False] * n
+def pause():
+    ready.wait()
+    go.wait()
+def run(i):
+    ok[i] = get(socks[i], pause)
+ts = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+for t in ts: t.start()
+ready.wait()
+print("paused", flush=True); sys.stdin.readline()
+go.set()
+for t in ts: t.join()
+print("first", sum(ok), flush=True)
+for s in socks[1:]: s.close()
+print("idle", flush=True); sys.stdin.readline()
+print("again", "ok" if get(socks[0]) else "BAD", flush=True)
+C
+
+size=$((24 << 20))
+coproc CL { gin python3 "$T/client.py" 6 "$size" 2>&1; }
+read -r -t 60 line <&"${CL[0]}"
+is "$line" "paused" "6 tunnels, each 2 MiB into a 24 MiB download"
+is "$(big_pipes)" "4" "4 of the 6 bulk directions got a 1 MiB pipe (GATE_BULK_PIPES), no more"
+echo go >&"${CL[1]}"
+read -r -t 60 line <&"${CL[0]}"
+is "$line" "first 6" "all 6 downloads complete, byte-identical"
+read -r -t 30 line <&"${CL[0]}"
+is "$line" "idle" "5 tunnels closed, one kept open and quiet"
+n=9
+for _ in $(seq 1 50); do
+	n=$(big_pipes)
+	[ "$n" = 0 ] && break
+	sleep 0.1
+done
+is "$n" "0" "the quiet tunnel gives its 1 MiB pipe back within GATE_BULK_IDLE_MS"
+echo go >&"${CL[1]}"
+read -r -t 60 line <&"${CL[0]}"
+is "$line" "again ok" "the same tunnel, shrunk, carries another 24 MiB byte-identical"
+wait "$CL_PID" 2>/dev/null
+n=$(grep -oE "close proxy name=origin.tgat.test port=23080 address=127.0.0.2 up=[0-9]+ down=[0-9]+" "$T/gate.log" |
+    awk -F'down=' -v size="$size" '$2 > 2 * size' | wc -l)
+is "$n" "1" "the kept tunnel's close record counts both downloads"
+ok "the gate is still running" gt_gate_alive
+done_testing
