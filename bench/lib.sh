@@ -200,12 +200,13 @@ bl_squid() {
 	fi
 }
 
-# bl_rss PID: "VmRSS_KiB Pss_KiB"
+# bl_rss PID: "VmRSS_KiB Pss_KiB RssAnon_KiB"
 bl_rss() {
-	local rss pss
+	local rss pss anon
 	rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$1/status")
+	anon=$(awk '/^RssAnon:/ {print $2}' "/proc/$1/status")
 	pss=$(awk '/^Pss:/ {print $2}' "/proc/$1/smaps_rollup")
-	echo "$rss $pss"
+	echo "$rss $pss $anon"
 }
 
 # bl_median N...: the median of the numbers given.

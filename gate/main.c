@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <pwd.h>
@@ -302,6 +303,11 @@ main(int argc, char **argv)
 	gate_record("gate ready: session %s, user %s, %zu allow and %zu deny "
 	            "entries",
 	    session, user, p->net.nallow, p->net.ndeny);
+	/*
+	 * The policy parse and the lockdown leave freed heap behind: give
+	 * it back before the gate settles into its loop (about 50 KiB).
+	 */
+	malloc_trim(0);
 	r = loop_run(&o, socks);
 	for (int i = 0; i < GS_COUNT; i++)
 		close(socks[i]);
