@@ -2,12 +2,14 @@
  * doctor.c: aisb-shell --doctor, host readiness (aisb-shell(8)).
  *
  * One line per check, "ok|warn|fail: CHECK: DETAIL", and for warn and
- * fail "; fix: WHAT TO DO".  Host checks first (user namespaces, nftables
- * in a new netns, cgroups, /etc/shells, the PAM stacks), then for every
- * agent it can find (the users and @groups of `agents`, or only --user
- * NAME): the policy, the login shell, sshd's effective settings for that
- * user, cron.deny/at.deny, home and project.  Exit 1 when any check
- * fails, else 0.
+ * fail "; fix: WHAT TO DO".  Host checks first (user namespaces,
+ * cgroups, /etc/shells, the PAM stacks), then for every agent it can
+ * find (the users and @groups of `agents`, or only --user NAME): the
+ * policy, the session's network as that policy sets it up (the gated
+ * ruleset applied, read back and the capture tried, in a new netns),
+ * the login shell, sshd's effective settings for that user,
+ * cron.deny/at.deny, home and project.  Exit 1 when any check fails,
+ * else 0.
  *
  * The host probes run the kernel features for real in forked children
  * that take the agent's uid, as aisb-shell would: a sysctl that looks
@@ -39,19 +41,18 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <libmnl/libmnl.h>
-#include <libnftnl/common.h>
-#include <libnftnl/table.h>
+#include <arpa/inet.h>
 #include <linux/magic.h>
-#include <linux/netfilter.h>
-#include <linux/netfilter/nf_tables.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "aisb.h"
 #include "args.h"
+#include "log.h"
 #include "loginshell.h"
+#include "net.h"
 #include "policy.h"
 #include "util.h"
 
@@ -59,7 +60,16 @@
 #define PAM_DIR "/etc/pam.d"
 #define MAX_AGENTS 1024
 #define MAX_OUT (256 * 1024)
-#define PROBE_TABLE "aisb_doctor"
+/* The capture probe's destination: any synthetic address will do. */
+#define PROBE_ADDR "198.18.0.1"
+#define PROBE_PORT 443
+#define PROBE_CAPTURE_MS 2000
+/* Above net.c's netlink timeouts plus the capture wait. */
+#define PROBE_TIMEOUT_MS 15000
+
+#ifndef SO_ORIGINAL_DST
+#define SO_ORIGINAL_DST 80 /* linux/netfilter_ipv4.h */
+#endif
 
 enum level { OK, WARN, FAIL };
 
@@ -144,105 +154,149 @@ child_userns(uid_t uid, gid_t gid, int flags)
 	return 0;
 }
 
-/* Add table inet PROBE_TABLE in one batch, then list tables and find it. */
+/*
+ * The capture path end to end, as the gate will use it: a TCP connect to
+ * a synthetic address must land on 127.0.0.1:AISB_CAPTURE_PORT, and the
+ * accepted socket must name the original destination (SO_ORIGINAL_DST,
+ * which needs conntrack and nat).  Logs the one failure line.
+ */
 static int
-child_nft(void)
+child_capture(void)
 {
-	struct mnl_socket *nl;
-	struct mnl_nlmsg_batch *b;
-	struct nftnl_table *t;
-	struct nlmsghdr *nlh;
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	uint32_t seq = (uint32_t)time(NULL), portid;
-	bool found = false;
-	ssize_t n;
-	int r;
+	struct sockaddr_in lo = {.sin_family = AF_INET,
+	                       .sin_port = htons(AISB_CAPTURE_PORT),
+	                       .sin_addr.s_addr = htonl(INADDR_LOOPBACK)},
+	                   dst = {.sin_family = AF_INET,
+	                       .sin_port = htons(PROBE_PORT)},
+	                   orig = {0};
+	socklen_t len = sizeof(orig);
+	_cleanup_close_ int l = -1, c = -1, a = -1;
+	struct pollfd pfd;
 
-	if (!(nl = mnl_socket_open(NETLINK_NETFILTER)))
-		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		return -errno;
-	portid = mnl_socket_get_portid(nl);
-	if (!(t = nftnl_table_alloc()))
-		return -ENOMEM;
-	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, NFPROTO_INET);
-	nftnl_table_set_str(t, NFTNL_TABLE_NAME, PROBE_TABLE);
-	b = mnl_nlmsg_batch_start(buf, sizeof(buf));
-	nftnl_batch_begin(mnl_nlmsg_batch_current(b), seq++);
-	mnl_nlmsg_batch_next(b);
-	nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(b),
-	    NFT_MSG_NEWTABLE, NFPROTO_INET, NLM_F_CREATE | NLM_F_ACK, seq);
-	nftnl_table_nlmsg_build_payload(nlh, t);
-	mnl_nlmsg_batch_next(b);
-	nftnl_batch_end(mnl_nlmsg_batch_current(b), seq + 1);
-	mnl_nlmsg_batch_next(b);
-	if (mnl_socket_sendto(
-	        nl, mnl_nlmsg_batch_head(b), mnl_nlmsg_batch_size(b)) < 0)
-		return -errno;
-	mnl_nlmsg_batch_stop(b);
-	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (n < 0)
-		return -errno;
-	if (mnl_cb_run(buf, (size_t)n, seq, portid, NULL, NULL) < 0)
-		return -errno;
-	nftnl_table_free(t);
-
-	/* Read back: the kernel must list what we made. */
-	seq += 2;
-	nlh = nftnl_nlmsg_build_hdr(
-	    buf, NFT_MSG_GETTABLE, NFPROTO_INET, NLM_F_DUMP, seq);
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		if (n < 0)
-			return -errno;
-		for (nlh = (struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, (int)n);
-		     nlh = mnl_nlmsg_next(nlh, (int *)&n)) {
-			const char *name;
-
-			if (nlh->nlmsg_type == NLMSG_DONE)
-				goto done;
-			if (nlh->nlmsg_type == NLMSG_ERROR)
-				return -EPROTO;
-			if (!(t = nftnl_table_alloc()))
-				return -ENOMEM;
-			if (nftnl_table_nlmsg_parse(nlh, t) == 0 &&
-			    (name = nftnl_table_get_str(t, NFTNL_TABLE_NAME)) &&
-			    strcmp(name, PROBE_TABLE) == 0)
-				found = true;
-			nftnl_table_free(t);
-		}
-	}
-done:
-	mnl_socket_close(nl);
-	r = found ? 0 : -ENOENT;
-	return r;
+	if (inet_pton(AF_INET, PROBE_ADDR, &dst.sin_addr) != 1)
+		return -EINVAL;
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&lo, sizeof(lo)) < 0 ||
+	    listen(l, 1) < 0)
+		return log_errno(-errno,
+		    "capture: cannot listen on 127.0.0.1:%d: %m",
+		    AISB_CAPTURE_PORT);
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (c < 0)
+		return log_errno(-errno, "capture: socket: %m");
+	if (connect(c, (struct sockaddr *)&dst, sizeof(dst)) < 0 &&
+	    errno != EINPROGRESS)
+		return log_errno(-errno,
+		    "capture: connect to %s:%d was not redirected: %m",
+		    PROBE_ADDR, PROBE_PORT);
+	pfd = (struct pollfd){.fd = l, .events = POLLIN};
+	if (poll(&pfd, 1, PROBE_CAPTURE_MS) != 1)
+		return log_errno(-ETIMEDOUT,
+		    "capture: a connect to %s:%d never reached "
+		    "127.0.0.1:%d: %m",
+		    PROBE_ADDR, PROBE_PORT, AISB_CAPTURE_PORT);
+	a = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+	if (a < 0)
+		return log_errno(-errno, "capture: accept: %m");
+	if (getsockopt(a, SOL_IP, SO_ORIGINAL_DST, &orig, &len) < 0)
+		return log_errno(-errno,
+		    "capture: SO_ORIGINAL_DST on the redirected connection: "
+		    "%m");
+	if (orig.sin_addr.s_addr != dst.sin_addr.s_addr ||
+	    orig.sin_port != dst.sin_port)
+		return log_errno(-EPROTO,
+		    "capture: SO_ORIGINAL_DST does not name %s:%d", PROBE_ADDR,
+		    PROBE_PORT);
+	return 0;
 }
 
 /*
- * Fork, and in the child take uid/gid and enter the namespaces; with nft,
- * also make and read back a table.  Returns 0 or the child's -errno.
+ * What init does for the session's network, in the order it does it
+ * (session.c): lo up, then for network.mode "gated" the synthetic route
+ * and table inet aisb (applied in one batch and read back), then
+ * net_nft_verify's read-back on a netlink socket of its own.  With
+ * network.transparent the capture is tried for real too.
  */
 static int
-probe(uid_t uid, gid_t gid, bool nft)
+child_net(const struct aisb_policy *p)
 {
-	pid_t pid;
-	int st, r;
+	int r;
 
+	if ((r = net_lo_up()) < 0 || p->net.mode != AISB_NET_GATED)
+		return r;
+	if ((r = net_gated_setup(p)) < 0 || (r = net_nft_verify(p)) < 0)
+		return r;
+	return p->net.transparent ? child_capture() : 0;
+}
+
+/*
+ * Fork, and in the child take uid/gid and enter a new user namespace;
+ * with p, also a new network namespace where it sets the network up as
+ * a session of p would.  The net code logs its one failure line to
+ * stderr: the child's stderr is a pipe, and that line comes back in why
+ * ("" when nothing was logged).  Returns 0 or the child's -errno.
+ */
+static int
+probe(uid_t uid, gid_t gid, const struct aisb_policy *p, char *why, size_t n)
+{
+	char buf[512];
+	int fds[2], st, r;
+	size_t len = 0;
+	bool hung = false;
+	pid_t pid;
+
+	why[0] = '\0';
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
 	fflush(stdout);
 	pid = fork();
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		r = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return r;
+	}
 	if (pid == 0) {
-		r = child_userns(uid, gid, nft ? CLONE_NEWNET : 0);
-		if (r == 0 && nft)
-			r = child_nft();
+		close(fds[0]);
+		if (dup2(fds[1], STDERR_FILENO) < 0)
+			_exit(EIO);
+		r = child_userns(uid, gid, p ? CLONE_NEWNET : 0);
+		if (r == 0 && p)
+			r = child_net(p);
 		_exit(r < 0 ? (-r & 0xff) : 0);
 	}
+	close(fds[1]);
+	for (;;) {
+		struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+		ssize_t got;
+
+		if (poll(&pfd, 1, PROBE_TIMEOUT_MS) != 1) {
+			kill(pid, SIGKILL);
+			hung = true;
+			break;
+		}
+		got = read(fds[0], buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		/* Keep what fits; drain the rest so the child never blocks. */
+		if ((size_t)got > n - 1 - len)
+			got = (ssize_t)(n - 1 - len);
+		memcpy(why + len, buf, (size_t)got);
+		len += (size_t)got;
+	}
+	close(fds[0]);
+	why[len] = '\0';
+	/* The first line, without log.c's "aisb: " prefix. */
+	why[strcspn(why, "\n")] = '\0';
+	if (strncmp(why, "aisb: ", 6) == 0)
+		memmove(why, why + 6, strlen(why + 6) + 1);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
+	if (hung)
+		return -ETIMEDOUT;
 	if (!WIFEXITED(st))
 		return -ECHILD;
 	return -WEXITSTATUS(st);
@@ -251,7 +305,7 @@ probe(uid_t uid, gid_t gid, bool nft)
 static void
 check_userns(struct doctor *d, uid_t uid, gid_t gid, const char *who)
 {
-	char v[64];
+	char v[64], why[512];
 	bool apparmor =
 	    read_small("/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 	        v, sizeof(v)) > 0 &&
@@ -276,7 +330,7 @@ check_userns(struct doctor *d, uid_t uid, gid_t gid, const char *who)
 		    "kernel.unprivileged_userns_clone is 0");
 		return;
 	}
-	r = probe(uid, gid, false);
+	r = probe(uid, gid, NULL, why, sizeof(why));
 	if (r == 0)
 		report(d, OK, "userns", NULL,
 		    "%s can create a user namespace%s", who,
@@ -297,22 +351,61 @@ check_userns(struct doctor *d, uid_t uid, gid_t gid, const char *who)
 		    "%s cannot create a user namespace: %s", who, strerror(-r));
 }
 
+/*
+ * A session's network as agent who would get it under policy p (its real
+ * one, or the full gated ruleset when no agent exists yet).
+ */
 static void
-check_nft(struct doctor *d, uid_t uid, gid_t gid, const char *who)
+check_nft(struct doctor *d, uid_t uid, gid_t gid, const char *who,
+    const char *check, const struct aisb_policy *p)
 {
-	int r = probe(uid, gid, true);
+	char why[512];
+	const char *fix;
+	int r = probe(uid, gid, p, why, sizeof(why));
 
-	if (r == 0)
-		report(d, OK, "nftables", NULL,
-		    "%s can build and read back an nftables table in its own "
-		    "network namespace",
+	if (r == 0 && p->net.mode != AISB_NET_GATED) {
+		report(d, OK, check, NULL,
+		    "network.mode is \"none\": no ruleset needed (%s brings "
+		    "lo up in its own network namespace)",
 		    who);
+		return;
+	}
+	if (r == 0) {
+		if (p->net.transparent)
+			report(d, OK, check, NULL,
+			    "the gated ruleset applies and reads back as %s "
+			    "in a new network namespace (table inet aisb; a "
+			    "connect to %s:%d is captured on 127.0.0.1:%d "
+			    "and SO_ORIGINAL_DST names it)",
+			    who, PROBE_ADDR, PROBE_PORT, AISB_CAPTURE_PORT);
+		else
+			report(d, OK, check, NULL,
+			    "the gated ruleset applies and reads back as %s "
+			    "in a new network namespace (table inet aisb, "
+			    "network.transparent off)",
+			    who);
+		return;
+	}
+	if (why[0] == '\0')
+		fix = "enable unprivileged user and network namespaces (see "
+		      "the userns check)";
+	else if (strncmp(why, "network:", 8) == 0)
+		fix = "allow rtnetlink in user namespaces (container seccomp, "
+		      "LSM policy)";
+	else if (strncmp(why, "capture:", 8) == 0)
+		fix = "load conntrack and nat (modprobe nf_conntrack "
+		      "nft_chain_nat nft_redirect), or set "
+		      "network.transparent = false to use the proxy only";
 	else
-		report(d, FAIL, "nftables",
-		    "load nf_tables (modprobe nf_tables nft_redirect) and "
-		    "allow it in user namespaces",
-		    "%s cannot use nftables in a new network namespace: %s",
-		    who, strerror(-r));
+		fix = "load nftables with nat and reject (modprobe nf_tables "
+		      "nft_chain_nat nft_redirect nft_reject_inet; kernel "
+		      "NF_TABLES_INET, NFT_NAT, NFT_REDIR, NFT_REJECT_INET) "
+		      "and allow nftables in user namespaces";
+	report(d, FAIL, check, fix,
+	    "%s cannot set up a %s session's network in a new network "
+	    "namespace: %s",
+	    who, p->net.mode == AISB_NET_GATED ? "gated" : "network.mode none",
+	    why[0] ? why : strerror(-r));
 }
 
 static bool
@@ -1074,6 +1167,14 @@ check_agent(struct doctor *d, const struct passwd *pw)
 	else
 		report(d, FAIL, check, fix, "%s", why);
 
+	snprintf(check, sizeof(check), "nftables[%s]", pw->pw_name);
+	snprintf(why, sizeof(why), "agent '%s'", pw->pw_name);
+	if (p)
+		check_nft(d, pw->pw_uid, pw->pw_gid, why, check, p);
+	else
+		report(d, WARN, check, "correct the policy first",
+		    "not probed: the policy does not load");
+
 	check_sshd(d, pw);
 	check_deny(
 	    d, pw->pw_name, "cron.deny", "/etc/cron.allow", "/etc/cron.deny");
@@ -1148,6 +1249,7 @@ doctor_main(const struct aisb_args *a)
 	uid_t puid = 65534;
 	gid_t pgid = 65534;
 	char who[300] = "uid 65534";
+	bool found = false;
 
 	d.sshd_config = secure_getenv("AISB_SSHD_CONFIG");
 	if (!d.sshd_config || d.sshd_config[0] != '/')
@@ -1190,15 +1292,20 @@ doctor_main(const struct aisb_args *a)
 		    "no agent account found");
 
 	/* Probe as the first agent that exists (as aisb-shell would run). */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && !found; i++)
 		if ((pw = getpwnam(names[i]))) {
 			puid = pw->pw_uid;
 			pgid = pw->pw_gid;
 			snprintf(who, sizeof(who), "agent '%s'", pw->pw_name);
-			break;
+			found = true;
 		}
 	check_userns(&d, puid, pgid, who);
-	check_nft(&d, puid, pgid, who);
+	/* Each agent's network is probed with its own policy below; with
+	 * no agent yet, the most demanding one: gated, with the capture. */
+	if (!found)
+		check_nft(&d, puid, pgid, who, "nftables",
+		    &(struct aisb_policy){
+		        .net = {.mode = AISB_NET_GATED, .transparent = true}});
 	check_cgroup(&d);
 	check_shells(&d);
 	check_pam(&d);

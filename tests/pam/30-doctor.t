@@ -2,6 +2,8 @@
 # aisb-shell --doctor: "fail" on a deliberately broken setup (forwarding
 # on, internal-sftp, aisb-shell in /etc/shells, wrong login shell, agent
 # not in cron.deny) and "ok" on the fixed one (the shipped sshd drop-in).
+# The network probe applies each agent's real ruleset in a new netns; it
+# fails for real on a kernel without nf_tables (tests/helpers/nonft).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -73,8 +75,8 @@ like "$out" "fail: project\[${U1}\]: $T/proj/${U1} does not exist" \
 	"broken: missing project is a failure"
 like "$out" "^ok: userns: agent '${U1}' can create a user namespace" \
 	"userns probed as the agent"
-like "$out" "^ok: nftables: agent '${U1}' can build and read back" \
-	"nftables probed as the agent in a new netns"
+like "$out" "^ok: nftables\[${U1}\]: the gated ruleset applies and reads back as agent '${U1}' in a new network namespace \(table inet aisb; a connect to 198\.18\.0\.1:443 is captured on 127\.0\.0\.1:3129 and SO_ORIGINAL_DST names it\)" \
+	"nftables: the agent's gated ruleset applied, read back, capture tried"
 like "$out" "aisb doctor: [0-9]+ ok, [0-9]+ warn, [0-9]+ fail" "summary line"
 
 # Fixed.
@@ -119,5 +121,63 @@ echo 'no_such_key = 1' >> "$T/aisb.conf"
 out=$(doctor "$T/sshd_fixed"); rc=$?
 like "$out" "fail: policy" "broken policy: failure"
 ok "broken policy: exit status non-zero" test "$rc" -ne 0
+
+# The network probe follows each agent's policy: U1 gated with the
+# capture (the default), U2 gated without it, U3 network.mode "none".
+mkdir -p "$T/net/users.d"
+chmod 0755 "$T/net" "$T/net/users.d"
+echo "agents = {\"${U1}\", \"${U2}\", \"${U3}\"}" > "$T/net/aisb.conf"
+echo 'network { transparent = false }' > "$T/net/users.d/${U2}.conf"
+echo 'network { mode = "none" }' > "$T/net/users.d/${U3}.conf"
+tu_user ${U2} && tu_user ${U3}
+netdoc() {
+	AISB_SSHD_CONFIG="$T/sshd_fixed" "$@" "$AISB_SHELL" \
+		--config "$T/net/aisb.conf" --doctor 2>&1
+}
+out=$(netdoc)
+like "$out" "^ok: nftables\[${U1}\]: the gated ruleset applies and reads back .*SO_ORIGINAL_DST names it" \
+	"net: gated with capture: ruleset and capture verified"
+like "$out" "^ok: nftables\[${U2}\]: the gated ruleset applies and reads back as agent '${U2}' .*network\.transparent off" \
+	"net: gated without capture: ruleset verified, capture not claimed"
+like "$out" "^ok: nftables\[${U3}\]: network\.mode is \"none\": no ruleset needed" \
+	"net: mode none: no ruleset needed, said so"
+unlike "$out" "^[a-z]*: nftables:" "net: no host-level probe while agents exist"
+
+# No agent account yet: the host probe, with the full gated ruleset.
+echo "agents = {\"${U4}\"}" > "$T/net/noagent.conf"
+noagent() {
+	AISB_SSHD_CONFIG="$T/sshd_fixed" "$@" "$AISB_SHELL" \
+		--config "$T/net/noagent.conf" --doctor 2>&1
+}
+out=$(noagent)
+like "$out" "^ok: nftables: the gated ruleset applies and reads back as uid 65534 .*SO_ORIGINAL_DST names it" \
+	"no agent: host probe as uid 65534 with the capture"
+
+# A kernel without nf_tables (socket(AF_NETLINK, NETLINK_NETFILTER)
+# answers EPROTONOSUPPORT there; nonft makes it answer that here, by
+# seccomp): the gated agents fail with the fix; the "none" agent, which
+# needs no ruleset, still passes.  Nothing in aisb-shell is told about it.
+NONFT=$BUILD/tests/helpers/nonft
+if ! "$NONFT" true; then
+	for t in "exit status" "gated agent" "gated agent without capture" \
+	    "mode none" "one line per agent" "host probe"; do
+		skip "no nf_tables: $t" "nonft cannot install its seccomp filter"
+	done
+	done_testing
+	exit
+fi
+out=$(netdoc "$NONFT"); rc=$?
+ok "no nf_tables: exit status non-zero" test "$rc" -ne 0
+like "$out" "^fail: nftables\[${U1}\]: agent '${U1}' cannot set up a gated session's network in a new network namespace: nftables: netlink socket: Protocol not supported; fix: load nftables" \
+	"no nf_tables: gated agent fails, one line with the fix"
+like "$out" "^fail: nftables\[${U2}\]: .*Protocol not supported; fix: " \
+	"no nf_tables: gated agent without capture fails too"
+like "$out" "^ok: nftables\[${U3}\]: network\.mode is \"none\"" \
+	"no nf_tables: mode none still passes"
+is "$(printf '%s\n' "$out" | grep -c '^fail: nftables')" 2 \
+	"no nf_tables: exactly one line per gated agent"
+out=$(noagent "$NONFT")
+like "$out" "^fail: nftables: uid 65534 cannot set up a gated session's network.*; fix: " \
+	"no agent, no nf_tables: host probe fails"
 
 done_testing
