@@ -75,9 +75,11 @@ struct conn {
 	 * return EAGAIN.
 	 */
 	bool c_dry, u_dry, c_full, u_full;
-	/* GATE_BULK_PIPE pipes held, and when one last carried bytes. */
+	/* GATE_BULK_PIPE pipes held (big_grow). */
 	bool big_cu, big_uc;
-	uint64_t big_used;
+	/* Bytes carried at the last sweep, and since when none (conn_tick). */
+	unsigned long long seen;
+	uint64_t quiet_since;
 	bool pending_bad; /* DRAIN, then answer 400 */
 	const char *bad_why;
 	struct http_req req;
@@ -345,6 +347,8 @@ connect_next(struct conn *c)
 			continue;
 		}
 		c->ufd = fd;
+		/* Nothing to read before an event says so (conn_event). */
+		c->u_dry = true;
 		c->st = ST_CONNECT;
 		c->deadline = loop_now() + GATE_CONNECT_MS;
 		return;
@@ -511,15 +515,9 @@ connected(struct conn *c)
 	c->t0 = loop_now();
 	c->up = c->down = 0;
 	c->deadline = 0;
-	if (pipe2(c->p_uc, O_NONBLOCK | O_CLOEXEC) < 0) {
-		fail502(c, "out of pipes");
-		return;
-	}
+	c->seen = 0;
+	c->quiet_since = c->t0;
 	if (c->capture || c->req.connect) {
-		if (pipe2(c->p_cu, O_NONBLOCK | O_CLOEXEC) < 0) {
-			fail502(c, "out of pipes");
-			return;
-		}
 		c->st = ST_TUNNEL;
 		if (!c->capture) {
 			/* Bytes the client sent after the head go first. */
@@ -560,7 +558,6 @@ struct dir {
 	bool *src_eof, *src_dry, *dst_full;
 	unsigned long long *count;
 	bool *big;
-	uint64_t *big_used;
 };
 
 /*
@@ -579,7 +576,6 @@ big_grow(const struct dir *d)
 		return;
 	*d->big = true;
 	nbig++;
-	*d->big_used = loop_now();
 }
 
 /*
@@ -604,10 +600,7 @@ move(const struct dir *d, bool *progress)
 
 			if (n > 0) {
 				*d->inpipe += (size_t)n;
-				if (*d->big)
-					*d->big_used = loop_now();
-				else
-					big_grow(d);
+				big_grow(d);
 				did = true;
 			} else if (n == 0) {
 				*d->src_eof = true;
@@ -637,22 +630,48 @@ move(const struct dir *d, bool *progress)
 	}
 }
 
+/*
+ * A direction's pipe is made when its source has bytes to read (or an
+ * EOF to find), not when the connection opens, and conn_tick closes it
+ * again once it is empty and quiet: an idle tunnel holds two
+ * descriptors and no pipe pages (charged to the agent's uid).  The
+ * connection limit still counts six descriptors per connection, so only
+ * a host-wide shortage can refuse a pipe here, and that ends the
+ * connection.
+ */
+static int
+dir_pipe(struct conn *c, int p[2], bool nothing_to_read)
+{
+	if (p[0] >= 0 || nothing_to_read)
+		return 0;
+	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) {
+		int e = errno;
+
+		crecord("error %s name=%s port=%u: no pipe for the relay (%s)",
+		    kind(c), c->name, c->port, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 static int
 move_up(struct conn *c, bool *progress)
 {
 	struct dir d = {c->cfd, c->ufd, c->p_cu, &c->pipe_cu, &c->c_eof,
-	    &c->c_dry, &c->u_full, &c->up, &c->big_cu, &c->big_used};
+	    &c->c_dry, &c->u_full, &c->up, &c->big_cu};
+	int r = dir_pipe(c, c->p_cu, c->c_eof || c->c_dry);
 
-	return move(&d, progress);
+	return r < 0 ? r : c->p_cu[0] < 0 ? 0 : move(&d, progress);
 }
 
 static int
 move_down(struct conn *c, bool *progress)
 {
 	struct dir d = {c->ufd, c->cfd, c->p_uc, &c->pipe_uc, &c->u_eof,
-	    &c->u_dry, &c->c_full, &c->down, &c->big_uc, &c->big_used};
+	    &c->u_dry, &c->c_full, &c->down, &c->big_uc};
+	int r = dir_pipe(c, c->p_uc, c->u_eof || c->u_dry);
 
-	return move(&d, progress);
+	return r < 0 ? r : c->p_uc[0] < 0 ? 0 : move(&d, progress);
 }
 
 /* Write out[off..len) to fd; -errno on a hard error. */
@@ -946,14 +965,23 @@ conn_run(struct conn *c)
 void
 conn_event(struct conn *c, bool upstream, uint32_t events)
 {
-	(void)events;
 	if (c->dead)
 		return;
-	/* Something changed on this socket: read and write it again. */
-	if (upstream)
-		c->u_dry = c->u_full = false;
-	else
-		c->c_dry = c->c_full = false;
+	/*
+	 * New bytes (or an end, or an error) to read, new room to write:
+	 * the event's mask is the socket's state when it was reported, and
+	 * any later change brings another event.
+	 */
+	bool in = events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+	bool out = events & (EPOLLOUT | EPOLLHUP | EPOLLERR);
+
+	if (upstream) {
+		c->u_dry = c->u_dry && !in;
+		c->u_full = c->u_full && !out;
+	} else {
+		c->c_dry = c->c_dry && !in;
+		c->c_full = c->c_full && !out;
+	}
 	if (upstream && c->st == ST_CONNECT) {
 		connected(c);
 		if (c->dead)
@@ -1028,31 +1056,56 @@ conn_accept(int lfd, bool capture)
 }
 
 /*
- * A bulk transfer that has gone quiet gives its slot to the next one:
- * an empty pipe shrinks back (one still holding bytes waits).
+ * A relay direction that has gone quiet: after GATE_BULK_IDLE_MS a grown
+ * pipe shrinks back and gives its slot to the next bulk transfer; after
+ * GATE_PIPE_IDLE_MS the pipe is closed (dir_pipe makes a new one when
+ * bytes come).  A pipe still holding bytes is left alone.
  */
 static void
-big_idle(struct conn *c)
+pipe_idle(int p[2], size_t inpipe, bool *big, uint64_t quiet)
 {
-	if (c->big_cu && c->pipe_cu == 0 &&
-	    fcntl(c->p_cu[1], F_SETPIPE_SZ, SPLICE_CHUNK) >= 0)
-		big_release(&c->big_cu);
-	if (c->big_uc && c->pipe_uc == 0 &&
-	    fcntl(c->p_uc[1], F_SETPIPE_SZ, SPLICE_CHUNK) >= 0)
-		big_release(&c->big_uc);
+	if (p[0] < 0 || inpipe > 0)
+		return;
+	if (quiet >= GATE_PIPE_IDLE_MS) {
+		big_release(big);
+		close_fd(&p[0]);
+		close_fd(&p[1]);
+	} else if (*big && quiet >= GATE_BULK_IDLE_MS &&
+	    fcntl(p[1], F_SETPIPE_SZ, SPLICE_CHUNK) >= 0)
+		big_release(big);
+}
+
+static void
+conn_sweep(struct conn *c, uint64_t now)
+{
+	unsigned long long bytes = c->up + c->down;
+
+	if (c->st != ST_TUNNEL && c->st != ST_HTTP)
+		return;
+	if (bytes != c->seen) {
+		c->seen = bytes;
+		c->quiet_since = now;
+		return;
+	}
+	pipe_idle(c->p_cu, c->pipe_cu, &c->big_cu, now - c->quiet_since);
+	pipe_idle(c->p_uc, c->pipe_uc, &c->big_uc, now - c->quiet_since);
 }
 
 void
 conn_tick(uint64_t now)
 {
+	static uint64_t last_sweep;
 	struct conn **pp = &conns;
+	bool sweep = now - last_sweep >= GATE_SWEEP_MS;
+
+	if (sweep)
+		last_sweep = now;
 
 	while (*pp) {
 		struct conn *c = *pp;
 
-		if (!c->dead && (c->big_cu || c->big_uc) &&
-		    now - c->big_used >= GATE_BULK_IDLE_MS)
-			big_idle(c);
+		if (!c->dead && sweep)
+			conn_sweep(c, now);
 		if (!c->dead && c->deadline && now >= c->deadline) {
 			if (c->st == ST_CONNECT) {
 				c->last_err = ETIMEDOUT;

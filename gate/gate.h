@@ -42,6 +42,13 @@
 #define GATE_BULK_PIPE (1 << 20)
 #define GATE_BULK_PIPES 4
 #define GATE_BULK_IDLE_MS 2000
+/*
+ * A relay's pipes are made when bytes come and closed after
+ * GATE_PIPE_IDLE_MS without any (gate/conn.c dir_pipe): an idle tunnel
+ * holds its two sockets only.  Quiet is checked every GATE_SWEEP_MS.
+ */
+#define GATE_PIPE_IDLE_MS 10000
+#define GATE_SWEEP_MS 500
 #define GATE_MAX_ADDRS 8 /* resolved addresses kept per name */
 #define GATE_MAX_DNS_TCP 32 /* concurrent DNS-over-TCP clients */
 #define GATE_SYNTH_MAX 16384 /* names with a synthetic address */

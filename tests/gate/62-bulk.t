@@ -1,8 +1,10 @@
 #!/bin/bash
-# Bulk transfers (gate/conn.c big_grow, big_idle): a relay direction that
-# has carried GATE_BULK_AFTER (1 MiB) gets a 1 MiB pipe, at most
-# GATE_BULK_PIPES (4) gate-wide, and gives it back once it has been
-# quiet for GATE_BULK_IDLE_MS (2 s).  The gate's pipes are looked at
+# Relay pipes (gate/conn.c dir_pipe, big_grow, pipe_idle): a relay
+# direction that has carried GATE_BULK_AFTER (1 MiB) gets a 1 MiB pipe,
+# at most GATE_BULK_PIPES (4) gate-wide, and gives it back once it has
+# been quiet for GATE_BULK_IDLE_MS (2 s); after GATE_PIPE_IDLE_MS (10 s)
+# of quiet the pipes are closed, and made again when bytes come.  An
+# open tunnel that never carried a byte holds no pipe.  The gate's pipes are looked at
 # from outside: pidfd_getfd(2) on each pipe the gate holds, then
 # F_GETPIPE_SZ.  Every byte is checked on the way.
 # shellcheck source=tests/lib/tap.sh
@@ -12,7 +14,8 @@
 gt_setup
 gt_gate || skip_all "gate did not start"
 
-# big_pipes: how many distinct pipes of the gate are at least 1 MiB.
+# big_pipes: "BIG ALL", how many distinct pipes the gate holds of at
+# least 1 MiB, and in all.
 cat > "$T/pipes.py" <<'P'
 import ctypes, fcntl, os, sys
 pid = int(sys.argv[1])
@@ -33,9 +36,10 @@ for name in os.listdir("/proc/%d/fd" % pid):
     if fcntl.fcntl(fd, 1032) >= 1 << 20:  # F_GETPIPE_SZ
         big += 1
     os.close(fd)
-print(big)
+print(big, len(seen))
 P
-big_pipes() { python3 "$T/pipes.py" "$GATE_PID"; }
+big_pipes() { python3 "$T/pipes.py" "$GATE_PID" | cut -d' ' -f1; }
+all_pipes() { python3 "$T/pipes.py" "$GATE_PID" | cut -d' ' -f2; }
 
 # The client: N CONNECT tunnels each GET /bytes/SIZE, read 2 MiB and
 # wait for a line on stdin ("the gate is looked at"); then read the
@@ -94,6 +98,11 @@ print("first", sum(ok), flush=True)
 for s in socks[1:]: s.close()
 print("idle", flush=True); sys.stdin.readline()
 print("again", "ok" if get(socks[0]) else "BAD", flush=True)
+sys.stdin.readline()
+print("third", "ok" if get(socks[0]) else "BAD", flush=True)
+fresh = [tunnel() for _ in range(3)]
+print("fresh", flush=True)
+sys.stdin.readline()
 C
 
 size=$((24 << 20))
@@ -116,9 +125,24 @@ is "$n" "0" "the quiet tunnel gives its 1 MiB pipe back within GATE_BULK_IDLE_MS
 echo go >&"${CL[1]}"
 read -r -t 60 line <&"${CL[0]}"
 is "$line" "again ok" "the same tunnel, shrunk, carries another 24 MiB byte-identical"
+n=9
+for _ in $(seq 1 150); do
+	n=$(all_pipes)
+	[ "$n" = 0 ] && break
+	sleep 0.1
+done
+is "$n" "0" "after GATE_PIPE_IDLE_MS of quiet the open tunnel holds no pipe"
+echo go >&"${CL[1]}"
+read -r -t 60 line <&"${CL[0]}"
+is "$line" "third ok" "... and carries a third 24 MiB byte-identical through new pipes"
+read -r -t 30 line <&"${CL[0]}"
+is "$line" "fresh" "3 new tunnels open (200 received), no byte through them yet"
+n=$(all_pipes)
+is "$n" "2" "tunnels that carried nothing hold no pipe: only the busy tunnel's two"
+echo go >&"${CL[1]}"
 wait "$CL_PID" 2>/dev/null
 n=$(grep -oE "close proxy name=origin.tgat.test port=23080 address=127.0.0.2 up=[0-9]+ down=[0-9]+" "$T/gate.log" |
-    awk -F'down=' -v size="$size" '$2 > 2 * size' | wc -l)
-is "$n" "1" "the kept tunnel's close record counts both downloads"
+    awk -F'down=' -v size="$size" '$2 > 3 * size' | wc -l)
+is "$n" "1" "the kept tunnel's close record counts all three downloads"
 ok "the gate is still running" gt_gate_alive
 done_testing
