@@ -115,6 +115,19 @@ $(SECCOMP_BPF): $(SECCOMP_GEN)
 $(BUILD)/shell/seccomp_deny.o $(BUILD)/tests/unit/test_seccomp_gen: $(SECCOMP_BPF)
 $(BUILD)/shell/seccomp_deny.o $(BUILD)/tests/unit/test_seccomp_gen: \
 	ALL_CFLAGS += -iquote $(BUILD)/gen
+# The gate's allowlist likewise (gate/harden.c, test_seccomp_gate_gen).
+SECCOMP_GATE_GEN := $(BUILD)/gen/seccomp_gate_gen
+SECCOMP_GATE_BPF := $(BUILD)/gen/seccomp_gate_bpf.h
+$(SECCOMP_GATE_GEN): gate/gen/seccomp_gate_gen.c gate/seccomp_gate_rules.h lib/util.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -iquote gate $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
+$(SECCOMP_GATE_BPF): $(SECCOMP_GATE_GEN)
+	$(SECCOMP_GATE_GEN) > $@.tmp && mv $@.tmp $@
+$(BUILD)/gate/harden.o $(BUILD)/fuzz/obj/gate/harden.o \
+	$(BUILD)/tests/unit/test_seccomp_gate_gen lint: $(SECCOMP_GATE_BPF)
+$(BUILD)/gate/harden.o $(BUILD)/tests/unit/test_seccomp_gate_gen: \
+	ALL_CFLAGS += -iquote $(BUILD)/gen
+$(BUILD)/fuzz/obj/gate/harden.o: FUZZ_FLAGS += -iquote $(BUILD)/gen
 
 $(SHELL_BIN): $(SHELL_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
