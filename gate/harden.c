@@ -12,20 +12,21 @@
  * every filesystem right of the running kernel's ABI and grants none
  * (and, from ABI 6, scopes abstract unix sockets and signals); then a
  * seccomp allowlist of the syscalls the event loop makes, default
- * kill-process.  The allowlist has no open/openat/openat2, execve,
- * ptrace, clone or bind: where Landlock is missing (older kernels,
- * LSM not enabled) seccomp alone keeps the gate off the filesystem.
+ * kill-process, compiled by libseccomp at build time
+ * (seccomp_gate_rules.h) and installed as a constant.  The allowlist has no
+ * open/openat/openat2, execve, ptrace, clone or bind: where Landlock is missing
+ * (older kernels, LSM not enabled) seccomp alone keeps the gate off the
+ * filesystem.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
-#include <seccomp.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,49 +132,12 @@ landlock(void)
 	return (int)abi;
 }
 
-static const int allowed[] = {
-    SCMP_SYS(read),
-    SCMP_SYS(write),
-    SCMP_SYS(readv),
-    SCMP_SYS(writev),
-    SCMP_SYS(close),
-    SCMP_SYS(epoll_wait),
-    SCMP_SYS(epoll_pwait),
-    SCMP_SYS(epoll_ctl),
-    SCMP_SYS(accept4),
-    SCMP_SYS(connect),
-    SCMP_SYS(getsockopt),
-    SCMP_SYS(setsockopt),
-    SCMP_SYS(getsockname),
-    SCMP_SYS(getpeername),
-    SCMP_SYS(sendto),
-    SCMP_SYS(recvfrom),
-    SCMP_SYS(sendmsg),
-    SCMP_SYS(recvmsg),
-    SCMP_SYS(shutdown),
-    SCMP_SYS(splice),
-    SCMP_SYS(pipe2),
-    SCMP_SYS(fcntl),
-    SCMP_SYS(clock_gettime),
-    SCMP_SYS(gettimeofday),
-    SCMP_SYS(time),
-    SCMP_SYS(getpid),
-    SCMP_SYS(getrandom),
-    SCMP_SYS(brk),
-    SCMP_SYS(munmap),
-    SCMP_SYS(mremap),
-    SCMP_SYS(madvise),
-    SCMP_SYS(rt_sigreturn),
-    SCMP_SYS(rt_sigprocmask),
-    SCMP_SYS(exit),
-    SCMP_SYS(exit_group),
-    SCMP_SYS(futex),
-    SCMP_SYS(restart_syscall),
-    SCMP_SYS(epoll_create1),
-    SCMP_SYS(fstat),
-    SCMP_SYS(newfstatat),
-    SCMP_SYS(lseek),
-};
+/*
+ * The allowlist, compiled by libseccomp at build time from
+ * seccomp_gate_rules.h (see there): seccomp_gate_bpf_kill[] (default
+ * kill-process) and seccomp_gate_bpf_eperm[] (default EPERM).
+ */
+#include "seccomp_gate_bpf.h"
 
 /*
  * Sanitizer runtimes make calls of their own (sigaltstack, reading
@@ -181,47 +145,28 @@ static const int allowed[] = {
  * killing, so a report still gets printed.
  */
 #if defined(__SANITIZE_ADDRESS__)
-#define SECCOMP_DEFAULT SCMP_ACT_ERRNO(EPERM)
+#define SECCOMP_BPF seccomp_gate_bpf_eperm
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define SECCOMP_DEFAULT SCMP_ACT_ERRNO(EPERM)
+#define SECCOMP_BPF seccomp_gate_bpf_eperm
 #endif
 #endif
-#ifndef SECCOMP_DEFAULT
-#define SECCOMP_DEFAULT SCMP_ACT_KILL_PROCESS
+#ifndef SECCOMP_BPF
+#define SECCOMP_BPF seccomp_gate_bpf_kill
 #endif
 
 static int
 seccomp(void)
 {
-	scmp_filter_ctx ctx = seccomp_init(SECCOMP_DEFAULT);
-	int r = 0;
+	struct sock_fprog fp = {
+	    .len = (unsigned short)ELEMENTSOF(SECCOMP_BPF),
+	    .filter = SECCOMP_BPF,
+	};
 
-	if (ctx == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < ELEMENTSOF(allowed) && r == 0; i++)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
-	/* Sockets: TCP/UDP out, and syslog's unix datagram socket. */
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET));
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-		    SCMP_A0(SCMP_CMP_EQ, AF_INET6));
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-		    SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
-	/* Memory, never executable. */
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-		    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
-		    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	if (r == 0)
-		r = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return r;
+	/* As seccomp_load() did it: no flags, no_new_privs already set. */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) < 0)
+		return -errno;
+	return 0;
 }
 
 int
