@@ -40,6 +40,23 @@ print(big, len(seen))
 P
 big_pipes() { python3 "$T/pipes.py" "$GATE_PID" | cut -d' ' -f1; }
 all_pipes() { python3 "$T/pipes.py" "$GATE_PID" | cut -d' ' -f2; }
+# until_none FN TENTHS: poll FN until it says 0, at most TENTHS x 0.1 s;
+# prints its last answer.
+until_none() {
+	local n=9
+	for _ in $(seq 1 "$2"); do
+		n=$("$1")
+		[ "$n" = 0 ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+# next WANT NAME: the client's next line.
+next() {
+	local line=''
+	read -r -t 60 line <&"${CL[0]}"
+	is "$line" "$1" "$2"
+}
 
 # The client: N CONNECT tunnels each GET /bytes/SIZE, read 2 MiB and
 # wait for a line on stdin ("the gate is looked at"); then read the
@@ -107,36 +124,18 @@ C
 
 size=$((24 << 20))
 coproc CL { gin python3 "$T/client.py" 6 "$size" 2>&1; }
-read -r -t 60 line <&"${CL[0]}"
-is "$line" "paused" "6 tunnels, each 2 MiB into a 24 MiB download"
+next "paused" "6 tunnels, each 2 MiB into a 24 MiB download"
 is "$(big_pipes)" "4" "4 of the 6 bulk directions got a 1 MiB pipe (GATE_BULK_PIPES), no more"
 echo go >&"${CL[1]}"
-read -r -t 60 line <&"${CL[0]}"
-is "$line" "first 6" "all 6 downloads complete, byte-identical"
-read -r -t 30 line <&"${CL[0]}"
-is "$line" "idle" "5 tunnels closed, one kept open and quiet"
-n=9
-for _ in $(seq 1 50); do
-	n=$(big_pipes)
-	[ "$n" = 0 ] && break
-	sleep 0.1
-done
-is "$n" "0" "the quiet tunnel gives its 1 MiB pipe back within GATE_BULK_IDLE_MS"
+next "first 6" "all 6 downloads complete, byte-identical"
+next "idle" "5 tunnels closed, one kept open and quiet"
+is "$(until_none big_pipes 50)" "0" "the quiet tunnel gives its 1 MiB pipe back within GATE_BULK_IDLE_MS"
 echo go >&"${CL[1]}"
-read -r -t 60 line <&"${CL[0]}"
-is "$line" "again ok" "the same tunnel, shrunk, carries another 24 MiB byte-identical"
-n=9
-for _ in $(seq 1 150); do
-	n=$(all_pipes)
-	[ "$n" = 0 ] && break
-	sleep 0.1
-done
-is "$n" "0" "after GATE_PIPE_IDLE_MS of quiet the open tunnel holds no pipe"
+next "again ok" "the same tunnel, shrunk, carries another 24 MiB byte-identical"
+is "$(until_none all_pipes 150)" "0" "after GATE_PIPE_IDLE_MS of quiet the open tunnel holds no pipe"
 echo go >&"${CL[1]}"
-read -r -t 60 line <&"${CL[0]}"
-is "$line" "third ok" "... and carries a third 24 MiB byte-identical through new pipes"
-read -r -t 30 line <&"${CL[0]}"
-is "$line" "fresh" "3 new tunnels open (200 received), no byte through them yet"
+next "third ok" "... and carries a third 24 MiB byte-identical through new pipes"
+next "fresh" "3 new tunnels open (200 received), no byte through them yet"
 n=$(all_pipes)
 is "$n" "2" "tunnels that carried nothing hold no pipe: only the busy tunnel's two"
 echo go >&"${CL[1]}"
