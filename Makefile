@@ -107,7 +107,7 @@ $(LIBAISB): $(LIB_OBJ)
 # shell/seccomp_deny.c installs (tests/unit/test_seccomp_gen checks it).
 SECCOMP_GEN := $(BUILD)/gen/seccomp_deny_gen
 SECCOMP_BPF := $(BUILD)/gen/seccomp_deny_bpf.h
-$(SECCOMP_GEN): shell/gen/seccomp_deny_gen.c shell/seccomp_deny_rules.h lib/util.h
+$(SECCOMP_GEN): shell/gen/seccomp_deny_gen.c shell/seccomp_deny_rules.h lib/util.h lib/seccomp_prog.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -iquote shell $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
 $(SECCOMP_BPF): $(SECCOMP_GEN)
@@ -118,7 +118,7 @@ $(BUILD)/shell/seccomp_deny.o $(BUILD)/tests/unit/test_seccomp_gen: \
 # The gate's allowlist likewise (gate/harden.c, test_seccomp_gate_gen).
 SECCOMP_GATE_GEN := $(BUILD)/gen/seccomp_gate_gen
 SECCOMP_GATE_BPF := $(BUILD)/gen/seccomp_gate_bpf.h
-$(SECCOMP_GATE_GEN): gate/gen/seccomp_gate_gen.c gate/seccomp_gate_rules.h lib/util.h
+$(SECCOMP_GATE_GEN): gate/gen/seccomp_gate_gen.c gate/seccomp_gate_rules.h lib/util.h lib/seccomp_prog.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -iquote gate $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
 $(SECCOMP_GATE_BPF): $(SECCOMP_GATE_GEN)

@@ -27,6 +27,7 @@
 
 #include <seccomp.h>
 
+#include "seccomp_prog.h"
 #include "util.h"
 
 /*
@@ -129,41 +130,13 @@ static int
 seccomp_gate_rules_bpf(uint32_t def, struct sock_filter **prog, size_t *n)
 {
 	scmp_filter_ctx ctx;
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	struct sock_filter *p;
-	ssize_t got;
 	int r;
 
 	*prog = NULL;
 	*n = 0;
 	if ((r = seccomp_gate_rules_build(def, &ctx)) < 0)
 		return r;
-	fd = memfd_create("seccomp-bpf", MFD_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		seccomp_release(ctx);
-		return r;
-	}
-	r = seccomp_export_bpf(ctx, fd);
-	seccomp_release(ctx);
-	if (r < 0)
-		return r;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (st.st_size <= 0 || st.st_size % sizeof(*p) != 0 ||
-	    st.st_size / sizeof(*p) > BPF_MAXINSNS)
-		return -EINVAL;
-	if ((p = malloc(st.st_size)) == NULL)
-		return -ENOMEM;
-	got = pread(fd, p, st.st_size, 0);
-	if (got != st.st_size) {
-		free(p);
-		return got < 0 ? -errno : -EIO;
-	}
-	*prog = p;
-	*n = st.st_size / sizeof(*p);
-	return 0;
+	return seccomp_prog_export(ctx, prog, n);
 }
 
 #endif
