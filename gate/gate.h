@@ -229,10 +229,14 @@ void synth_reset(void);
 
 enum gate_sock { GS_PROXY, GS_DNS_UDP, GS_DNS_TCP, GS_CAPTURE, GS_COUNT };
 
+#define GATE_MAX_NS 3 /* upstream nameservers (glibc's MAXNS) */
+
 struct gate_opts {
 	const struct aisb_policy *policy;
-	struct sockaddr_storage resolver;
-	socklen_t resolver_len;
+	/* network.resolver, or resolv.conf's nameservers: tried in order */
+	struct sockaddr_storage resolver[GATE_MAX_NS];
+	socklen_t resolver_len[GATE_MAX_NS];
+	size_t nresolver; /* 1..GATE_MAX_NS */
 	bool log_stderr; /* decision records also on stderr (tests) */
 	int ctl_fd; /* fd 3 */
 	int sig_fd; /* signalfd: SIGTERM ends the gate cleanly */
@@ -326,8 +330,13 @@ void resolv_event(struct resolv *r, bool tcp, uint32_t events);
 void resolv_tick(uint64_t now);
 /* At exit: cancel lookups, free them and the cache. */
 void resolv_reset(void);
+/*
+ * The upstream servers: override (network.resolver, ADDR[:PORT]) when
+ * set, else the first GATE_MAX_NS nameserver addresses of text
+ * (resolv.conf), else 127.0.0.1.  Returns how many (>= 1) or -EINVAL.
+ */
 int resolv_parse_conf(const char *text, const char *override,
-    struct sockaddr_storage *ss, socklen_t *len);
+    struct sockaddr_storage ss[GATE_MAX_NS], socklen_t len[GATE_MAX_NS]);
 
 /* harden.c */
 int harden_early(void);

@@ -6,7 +6,8 @@
  *
  * It loads the policy itself as the session does and refuses to run
  * (exit 78) if the hash differs from the one aisb-shell computed; reads
- * the resolver address; locks itself down (harden.c); then receives the
+ * the resolver addresses (network.resolver, or up to three nameservers
+ * from /etc/resolv.conf); locks itself down (harden.c); then receives the
  * four listening sockets that the sandbox's init created inside the
  * sandbox netns, checks them, answers "ready" and serves until SIGTERM
  * (a clean exit, status 0) or until aisb-shell dies (PDEATHSIG).
@@ -271,12 +272,14 @@ main(int argc, char **argv)
 		(void)read_text("/etc/resolv.conf", rc, sizeof(rc));
 	else
 		rc[0] = '\0';
-	if (resolv_parse_conf(
-	        rc, p->net.resolver, &o.resolver, &o.resolver_len) < 0) {
+	/* Read now: the lockdown below leaves no file system access. */
+	r = resolv_parse_conf(rc, p->net.resolver, o.resolver, o.resolver_len);
+	if (r < 0) {
 		log_err("aisb-gate: network.resolver '%s' is not ADDR[:PORT]",
 		    p->net.resolver ? p->net.resolver : "");
 		return AISB_EX_CONFIG;
 	}
+	o.nresolver = (size_t)r;
 	o.policy = p;
 	o.ctl_fd = CTL_FD;
 	{

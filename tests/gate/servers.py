@@ -4,13 +4,16 @@
   servers.py http ADDR PORT [--tls CERT KEY]   HTTP/1.1 origin (keep-alive)
   servers.py banner ADDR PORT                   plain TCP: banner, then echo
   servers.py canary ADDR PORT LOGFILE           logs every connection
-  servers.py dns ADDR PORT TABLE LOGFILE        A/AAAA from TABLE
+  servers.py dns ADDR PORT TABLE LOGFILE [MODE]  A/AAAA from TABLE
 
 Origin paths: /hello, /bytes/N (N deterministic bytes), POST /echo
 (echoes the body, Content-Length or chunked), /close (Connection:
 close, body ends at EOF).  DNS TABLE lines: "name A addr [addr2]" or
 "name AAAA addr"; a name with two A addresses answers the first on the
 first query and the second on every later one (DNS rebinding), TTL 0.
+A broken DNS server (MODE): --silent never answers, --servfail answers
+SERVFAIL, --tc answers truncated (and nothing serves TCP).  Every mode
+logs the queries it gets.
 """
 import socket
 import socketserver
@@ -123,7 +126,7 @@ def canary(addr, port, log):
         c.close()
 
 
-def dns(addr, port, table, log):
+def dns(addr, port, table, log, mode=None):
     recs = {}
     for line in open(table):
         f = line.split()
@@ -148,6 +151,13 @@ def dns(addr, port, table, log):
         tname = {1: "A", 28: "AAAA"}.get(qtype, str(qtype))
         with open(log, "a") as f:
             f.write("QUERY %s %s\n" % (name, tname))
+        if mode == "--silent":
+            continue
+        if mode in ("--servfail", "--tc"):
+            flags = 0x8182 if mode == "--servfail" else 0x8380
+            hdr = struct.pack("!HHHHHH", qid, flags, 1, 0, 0, 0)
+            s.sendto(hdr + q[12:qend], peer)
+            continue
         addrs = recs.get((name, tname))
         ans = b""
         rcode = 0
@@ -177,7 +187,7 @@ def main():
     elif mode == "canary":
         canary(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "dns":
-        dns(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+        dns(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], *sys.argv[6:7])
 
 
 if __name__ == "__main__":

@@ -153,34 +153,55 @@ TEST(decide)
 
 TEST(resolvconf)
 {
-	struct sockaddr_storage ss;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-	socklen_t l;
-	char a[64];
+	struct sockaddr_storage ss[GATE_MAX_NS];
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss[0];
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss[0];
+	socklen_t l[GATE_MAX_NS];
+	char a[64], b[64], c[64];
 
 	is_int(resolv_parse_conf("# x\nsearch example\nnameserver 198.51.100.2 "
 	                         "# c\nnameserver 198.51.100.3\n",
-	           NULL, &ss, &l),
-	    0, "resolv.conf: the first nameserver");
+	           NULL, ss, l),
+	    2, "resolv.conf: both nameservers");
 	inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-	ok(ss.ss_family == AF_INET && strcmp(a, "198.51.100.2") == 0 &&
-	        ntohs(s4->sin_port) == 53,
-	    "... port 53 (%s)", a);
-	is_int(resolv_parse_conf("", NULL, &ss, &l), 0, "no nameserver line");
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&ss[1])->sin_addr, b,
+	    sizeof(b));
+	ok(ss[0].ss_family == AF_INET && strcmp(a, "198.51.100.2") == 0 &&
+	        ntohs(s4->sin_port) == 53 && strcmp(b, "198.51.100.3") == 0,
+	    "... in order, port 53 (%s, %s)", a, b);
+	is_int(resolv_parse_conf("nameserver 198.51.100.1\nnameserver bogus\n"
+	                         "nameserver\t2001:db8::2\n"
+	                         "nameserver 198.51.100.4\n"
+	                         "nameserver 198.51.100.5\n",
+	           NULL, ss, l),
+	    GATE_MAX_NS, "at most three (MAXNS), lines without an address skipped");
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss[1])->sin6_addr, b,
+	    sizeof(b));
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&ss[2])->sin_addr, c,
+	    sizeof(c));
+	ok(ss[1].ss_family == AF_INET6 && strcmp(b, "2001:db8::2") == 0 &&
+	        l[1] == sizeof(struct sockaddr_in6) &&
+	        strcmp(c, "198.51.100.4") == 0,
+	    "... v6 kept, the fourth one ignored (%s, %s)", b, c);
+	is_int(resolv_parse_conf("", NULL, ss, l), 1, "no nameserver line");
 	ok(s4->sin_addr.s_addr == htonl(INADDR_LOOPBACK),
 	    "... 127.0.0.1, as glibc does");
-	is_int(resolv_parse_conf(
-	           "nameserver 10.0.0.1\n", "203.0.113.5:5353", &ss, &l),
-	    0, "network.resolver ADDR:PORT wins");
+	is_int(resolv_parse_conf("nameserver x\n", NULL, ss, l), 1,
+	    "no usable nameserver line");
+	ok(s4->sin_addr.s_addr == htonl(INADDR_LOOPBACK), "... 127.0.0.1 too");
+	is_int(resolv_parse_conf("nameserver 10.0.0.1\nnameserver 10.0.0.2\n",
+	           "203.0.113.5:5353", ss, l),
+	    1, "network.resolver ADDR:PORT wins, alone");
 	ok(ntohs(s4->sin_port) == 5353, "... with its port");
-	is_int(resolv_parse_conf(NULL, "[2001:db8::1]:54", &ss, &l), 0,
+	is_int(resolv_parse_conf(NULL, "[2001:db8::1]:54", ss, l), 1,
 	    "[V6]:PORT");
-	ok(ss.ss_family == AF_INET6 && ntohs(s6->sin6_port) == 54,
+	ok(ss[0].ss_family == AF_INET6 && ntohs(s6->sin6_port) == 54,
 	    "... v6 and port");
-	is_int(resolv_parse_conf(NULL, "2001:db8::1", &ss, &l), 0, "bare v6");
-	is_int(resolv_parse_conf(NULL, "resolver.example", &ss, &l), -EINVAL,
+	is_int(resolv_parse_conf(NULL, "2001:db8::1", ss, l), 1, "bare v6");
+	is_int(resolv_parse_conf(NULL, "resolver.example", ss, l), -EINVAL,
 	    "a name is not an address");
+	is_int(resolv_parse_conf(NULL, "198.51.100.1,198.51.100.2", ss, l),
+	    -EINVAL, "network.resolver is one address, not a list");
 }
 
 int
