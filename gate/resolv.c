@@ -14,10 +14,9 @@
  * 1 s (1.5 s once asked before: round the list again, and with one
  * server plain retransmits at 1 s and 2.5 s), is port-unreachable,
  * answers SERVFAIL, REFUSED or NOTIMP, or truncates and then fails
- * over TCP (or is slow there while another server is left).  A late answer from a
- * server asked earlier still counts.  Answers are cached for their TTL
- * (at most GATE_CACHE_TTL_MAX); a connection never looks a name up
- * twice.
+ * over TCP (or is slow there while another server is left).  A late answer from
+ * a server asked earlier still counts.  Answers are cached for their TTL (at
+ * most GATE_CACHE_TTL_MAX); a connection never looks a name up twice.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -45,7 +44,7 @@ struct resolv {
 	unsigned down; /* servers not to use: port unreachable, no socket */
 	unsigned refused; /* ICMP port unreachable seen */
 	int fail_rcode; /* the last SERVFAIL/REFUSED/NOTIMP seen */
-	bool tcp_failed; /* a truncated answer whose TCP retry failed */
+	bool tcp_broke; /* a truncated answer whose TCP retry failed */
 	int tcp_idx; /* which query the TCP socket carries */
 	struct dns_addr addrs[2][GATE_MAX_ADDRS];
 	size_t n[2];
@@ -386,7 +385,7 @@ why_empty(const struct resolv *r, char *buf, size_t len)
 		why = "the resolver refused to answer (REFUSED)";
 	else if (r->fail_rcode == DNS_R_NOTIMP)
 		why = "the resolver cannot answer (NOTIMP)";
-	else if (r->tcp_failed)
+	else if (r->tcp_broke)
 		why = "the answer was truncated and the TCP retry failed";
 	else
 		why = "the resolver gave no usable answer";
@@ -447,8 +446,7 @@ maybe_finish(struct resolv *r)
 
 /* A packet for query i from server k (over UDP, or TCP when tcp). */
 static void
-got_answer(
-    struct resolv *r, int i, int k, const uint8_t *p, size_t n, bool tcp)
+got_answer(struct resolv *r, int i, int k, const uint8_t *p, size_t n, bool tcp)
 {
 	struct dns_addr a[GATE_MAX_ADDRS];
 	uint32_t ttl = 0;
@@ -457,8 +455,9 @@ got_answer(
 	got = dns_parse_answer(p, n, r->id[i], r->name, qtypes[i], a,
 	    GATE_MAX_ADDRS, &rcode, &ttl);
 	if (got == -EAGAIN && !tcp) {
+		/* The TCP retry goes to the server that truncated. */
 		r->want_tcp[i] = true;
-		r->srv[i] = k; /* the TCP retry goes to the server that truncated */
+		r->srv[i] = k;
 		return;
 	}
 	if (got < 0)
@@ -489,7 +488,7 @@ tcp_failed(struct resolv *r, int i)
 	int k = r->srv[i];
 
 	r->want_tcp[i] = false;
-	r->tcp_failed = true;
+	r->tcp_broke = true;
 	r->bad[i] |= 1u << k;
 	ask(r, i, next_srv(r, i, k, false));
 }
@@ -507,8 +506,8 @@ start_tcp(struct resolv *r)
 		if (i == 2)
 			return;
 		k = r->srv[i];
-		l = dns_build_query(r->name, qtypes[i], r->id[i], r->tq + 2,
-		    sizeof(r->tq) - 2);
+		l = dns_build_query(
+		    r->name, qtypes[i], r->id[i], r->tq + 2, sizeof(r->tq) - 2);
 		if (l < 0) {
 			tcp_failed(r, i);
 			continue;
@@ -690,8 +689,8 @@ resolv_event(struct resolv *r, bool tcp, uint32_t events)
 	/* Which socket woke us is not known: drain them all (at most 3). */
 	for (int k = 0; k < GATE_MAX_NS; k++) {
 		while (r->ufd[k] >= 0) {
-			ssize_t n = recv(r->ufd[k], buf, sizeof(buf),
-			    MSG_DONTWAIT);
+			ssize_t n =
+			    recv(r->ufd[k], buf, sizeof(buf), MSG_DONTWAIT);
 
 			if (n < 0 && errno == ECONNREFUSED) {
 				server_refused(r, k);
@@ -702,8 +701,8 @@ resolv_event(struct resolv *r, bool tcp, uint32_t events)
 			for (int i = 0; i < 2; i++)
 				if (!r->done[i] && !r->want_tcp[i] &&
 				    (r->sent[i] & 1u << k))
-					got_answer(r, i, k, buf, (size_t)n,
-					    false);
+					got_answer(
+					    r, i, k, buf, (size_t)n, false);
 		}
 	}
 	reroute(r);

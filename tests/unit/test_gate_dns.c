@@ -164,8 +164,8 @@ TEST(resolvconf)
 	           NULL, ss, l),
 	    2, "resolv.conf: both nameservers");
 	inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-	inet_ntop(AF_INET, &((struct sockaddr_in *)&ss[1])->sin_addr, b,
-	    sizeof(b));
+	inet_ntop(
+	    AF_INET, &((struct sockaddr_in *)&ss[1])->sin_addr, b, sizeof(b));
 	ok(ss[0].ss_family == AF_INET && strcmp(a, "198.51.100.2") == 0 &&
 	        ntohs(s4->sin_port) == 53 && strcmp(b, "198.51.100.3") == 0,
 	    "... in order, port 53 (%s, %s)", a, b);
@@ -174,11 +174,12 @@ TEST(resolvconf)
 	                         "nameserver 198.51.100.4\n"
 	                         "nameserver 198.51.100.5\n",
 	           NULL, ss, l),
-	    GATE_MAX_NS, "at most three (MAXNS), lines without an address skipped");
+	    GATE_MAX_NS,
+	    "at most three (MAXNS), lines without an address skipped");
 	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss[1])->sin6_addr, b,
 	    sizeof(b));
-	inet_ntop(AF_INET, &((struct sockaddr_in *)&ss[2])->sin_addr, c,
-	    sizeof(c));
+	inet_ntop(
+	    AF_INET, &((struct sockaddr_in *)&ss[2])->sin_addr, c, sizeof(c));
 	ok(ss[1].ss_family == AF_INET6 && strcmp(b, "2001:db8::2") == 0 &&
 	        l[1] == sizeof(struct sockaddr_in6) &&
 	        strcmp(c, "198.51.100.4") == 0,
@@ -193,8 +194,8 @@ TEST(resolvconf)
 	           "203.0.113.5:5353", ss, l),
 	    1, "network.resolver ADDR:PORT wins, alone");
 	ok(ntohs(s4->sin_port) == 5353, "... with its port");
-	is_int(resolv_parse_conf(NULL, "[2001:db8::1]:54", ss, l), 1,
-	    "[V6]:PORT");
+	is_int(
+	    resolv_parse_conf(NULL, "[2001:db8::1]:54", ss, l), 1, "[V6]:PORT");
 	ok(ss[0].ss_family == AF_INET6 && ntohs(s6->sin6_port) == 54,
 	    "... v6 and port");
 	is_int(resolv_parse_conf(NULL, "2001:db8::1", ss, l), 1, "bare v6");
