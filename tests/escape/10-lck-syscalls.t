@@ -11,17 +11,17 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-lck.sh
-. "$(dirname "$0")/lib-lck.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" lck
 exec </dev/null
-lck_require
+sess_require
 u=tlck1
-lck_user "$u"
-conf=$(lck_conf sys)
+sess_user "$u"
+conf=$(sess_conf sys)
 
 declare -A in host
-while read -r name res _; do in[$name]=$res; done < <(lck "$u" "$conf" -c '/project/aisb-try all' 2>&1)
-while read -r name res _; do host[$name]=$res; done < <(as "$u" "$LCK_TOP/$u/project/aisb-try" all 2>&1)
+while read -r name res _; do in[$name]=$res; done < <(sess "$u" "$conf" -c '/project/aisb-try all' 2>&1)
+while read -r name res _; do host[$name]=$res; done < <(as "$u" "$SESS_TOP/$u/project/aisb-try" all 2>&1)
 ok "the probes ran inside (${#in[@]} results)" [ "${#in[@]}" -ge 60 ]
 ok "the probes ran on the host (${#host[@]} results)" [ "${#host[@]}" -ge 60 ]
 
@@ -82,7 +82,7 @@ for p in x32_unshare_user x32_tiocsti x32_setns x32_socket_vsock x32_personality
 done
 
 # The same attacks through the ordinary tools.
-r() { lck "$u" "$conf" -c "$1" 2>&1; }
+r() { sess "$u" "$conf" -c "$1" 2>&1; }
 out=$(r 'unshare -U true; echo rc=$?')
 like "$out" "rc=[1-9]" "inside: unshare -U (util-linux) fails"
 out=$(r 'unshare -Ur true; echo rc=$?')

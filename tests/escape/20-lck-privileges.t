@@ -7,19 +7,19 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-lck.sh
-. "$(dirname "$0")/lib-lck.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" lck
 exec </dev/null
-lck_require
+sess_require
 u=tlck2
-lck_user "$u"
-proj=$LCK_TOP/$u/project
-suid=$LCK_TOP/suid
+sess_user "$u"
+proj=$SESS_TOP/$u/project
+suid=$SESS_TOP/suid
 rm -rf "$suid"
 install -d -m 0755 -o root -g root "$suid"
 at_exit "rm -rf '$suid'"
-conf=$(lck_conf priv "filesystem { readonly = {\"$suid\"} }")
-r() { lck "$u" "$conf" -c "$1" 2>&1; }
+conf=$(sess_conf priv "filesystem { readonly = {\"$suid\"} }")
+r() { sess "$u" "$conf" -c "$1" 2>&1; }
 
 # Capabilities, no_new_privs, seccomp, as the kernel reports them.
 out=$(r 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):" /proc/self/status')

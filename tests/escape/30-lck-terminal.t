@@ -9,14 +9,14 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-lck.sh
-. "$(dirname "$0")/lib-lck.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" lck
 exec </dev/null
-lck_require
+sess_require
 command -v tmux >/dev/null || skip_all "tmux not installed"
 u=tlck3
-lck_user "$u"
-conf=$(lck_conf tty 'env { pass = {"TERM"} }')
+sess_user "$u"
+conf=$(sess_conf tty 'env { pass = {"TERM"} }')
 sock=lck$$
 pwn=/tmp/PWNED-lck$$
 pwn2=/tmp/PWNED2-lck$$
@@ -69,7 +69,7 @@ ok "the caller's shell runs in tmux" pane_wait 'OUT>'
 
 # The twin first: outside the sandbox, TIOCSTI into one's own terminal
 # runs a command in the shell that reads it (legacy_tiocsti=1 hosts).
-typein "$LCK_TOP/$u/project/aisb-try tiocsti \$'touch $pwn2\\n'"
+typein "$SESS_TOP/$u/project/aisb-try tiocsti \$'touch $pwn2\\n'"
 sleep 1
 if pane | grep -q 'tiocsti ok'; then
 	ok "host twin: TIOCSTI outside the sandbox injects a command that runs" \

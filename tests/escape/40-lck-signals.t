@@ -7,13 +7,13 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-lck.sh
-. "$(dirname "$0")/lib-lck.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" lck
 exec </dev/null
-lck_require
+sess_require
 u=tlck4
-lck_user "$u"
-conf=$(lck_conf sig)
+sess_user "$u"
+conf=$(sess_conf sig)
 out=$(mktemp)
 at_exit "rm -f '$out'"
 
@@ -65,20 +65,20 @@ ok "within a second ($(( (t1 - t0) / 1000000 )) ms)" [ $(( (t1 - t0) / 1000000 )
 is "$(pgrep -u "$u" -f "^$cname" | wc -l)" 0 "no process of the session is left"
 
 # Orphans: reparented to the sandbox's init and reaped there.
-is "$(lck "$u" "$conf" -c '(sleep 0.2 &); (sleep 0.2 &); sleep 1; ps -eo stat= | grep -c "^Z"')" 0 \
+is "$(sess "$u" "$conf" -c '(sleep 0.2 &); (sleep 0.2 &); sleep 1; ps -eo stat= | grep -c "^Z"')" 0 \
     "orphans inside are reaped by the sandbox's init (no zombies)"
-like "$(lck "$u" "$conf" -c 'ps -o comm= -p 1')" "aisb-shell" \
+like "$(sess "$u" "$conf" -c 'ps -o comm= -p 1')" "aisb-shell" \
     "inside, PID 1 is aisb's init"
 
 # From inside, signals cannot leave: init ignores what it has no
 # reason to take, the outer is not even nameable.
-out2=$(lck "$u" "$conf" -c 'kill -KILL 1; kill -STOP 1; sleep 0.3; echo alive')
+out2=$(sess "$u" "$conf" -c 'kill -KILL 1; kill -STOP 1; sleep 0.3; echo alive')
 like "$out2" "alive" "inside: SIGKILL/SIGSTOP to PID 1 do not take the session down"
 # kill -1 from inside: everything of the sandbox, nothing outside.
 as "$u" bash -c "exec -a lckout$$ sleep 30" &
 host=$!
 at_exit "kill $host"
 sleep 0.2
-lck "$u" "$conf" -c 'kill -KILL -1; echo never' >/dev/null 2>&1
+sess "$u" "$conf" -c 'kill -KILL -1; echo never' >/dev/null 2>&1
 ok "inside: kill -KILL -1 does not reach the user's processes outside" kill -0 "$host"
 done_testing

@@ -8,14 +8,14 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-esc.sh
-. "$(dirname "$0")/lib-esc.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" esc
 exec </dev/null
-esc_require
+sess_require
 u=tesc1
-esc_user "$u"
-conf=$(esc_conf proc)
-r() { esc "$u" "$conf" -c "$1" 2>&1; }
+sess_user "$u"
+conf=$(sess_conf proc)
+r() { sess "$u" "$conf" -c "$1" 2>&1; }
 
 # A host process with a unique name, running as the agent's own uid.
 as "$u" bash -c 'exec -a esc-host-canary sleep 60' </dev/null >/dev/null 2>&1 &
@@ -88,7 +88,7 @@ is "$(r 'ls /sys/class/net')" "lo" "inside: sysfs shows only the sandbox's netwo
 
 # /proc/1 is the sandbox's init: its environment holds nothing of the
 # caller (and is unreadable: 20-lck-privileges).
-out=$(esc "$u" "$conf" -c 'cat /proc/1/environ 2>/dev/null | tr "\0" "\n"; echo end' 2>&1)
+out=$(sess "$u" "$conf" -c 'cat /proc/1/environ 2>/dev/null | tr "\0" "\n"; echo end' 2>&1)
 unlike "$out" "ESC_SECRET" "inside: init's environment carries no caller secret"
 
 # The mount table: nothing of the real home, /root or /run.

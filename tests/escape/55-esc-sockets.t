@@ -9,16 +9,16 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-esc.sh
-. "$(dirname "$0")/lib-esc.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" esc
 exec </dev/null
-esc_require
+sess_require
 command -v python3 >/dev/null || skip_all "python3 not installed"
 u=tesc2
-esc_user "$u"
+sess_user "$u"
 uid=$(id -u "$u")
-conf=$(esc_conf sock)
-r() { esc "$u" "$conf" -c "$1" 2>&1; }
+conf=$(sess_conf sock)
+r() { sess "$u" "$conf" -c "$1" 2>&1; }
 
 # Listeners as root: a path socket in /run/aisbt-esc, one in
 # /run/user/UID (what systemd --user would offer) and an abstract one.
@@ -57,7 +57,7 @@ for _ in $(seq 1 50); do
 done
 chown "$u" "/run/user/$uid/bus"
 # connect ADDR: prints what the socket says, or the error.
-cat > "$ESC_TOP/$u/project/conn.py" <<'PY'
+cat > "$SESS_TOP/$u/project/conn.py" <<'PY'
 import socket, sys
 a = sys.argv[1]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -67,9 +67,9 @@ try:
 except OSError as e:
     print("refused", e.strerror)
 PY
-chmod 0644 "$ESC_TOP/$u/project/conn.py"
+chmod 0644 "$SESS_TOP/$u/project/conn.py"
 c() { echo "python3 /project/conn.py $1"; }
-hc() { as "$u" python3 "$ESC_TOP/$u/project/conn.py" "$1"; }
+hc() { as "$u" python3 "$SESS_TOP/$u/project/conn.py" "$1"; }
 
 is "$(hc "$rund/canary.sock")" canary "host twin: the user reaches the /run canary socket"
 like "$(r "$(c "$rund/canary.sock")")" "^refused" "inside: the /run canary socket is unreachable"

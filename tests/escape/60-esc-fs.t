@@ -11,15 +11,15 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-esc.sh
-. "$(dirname "$0")/lib-esc.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" esc
 exec </dev/null
-esc_require
+sess_require
 u=tesc3
-esc_user "$u"
-proj=$ESC_TOP/$u/project
-conf=$(esc_conf fs)
-r() { esc "$u" "$conf" -c "$1" 2>&1; }
+sess_user "$u"
+proj=$SESS_TOP/$u/project
+conf=$(sess_conf fs)
+r() { sess "$u" "$conf" -c "$1" 2>&1; }
 # A .git with a config: project.protect binds .git/config and .git/hooks
 # read-only (a missing one would be created as an empty directory).
 install -d -o "$u" -g "$u" "$proj/.git" "$proj/.git/hooks"
@@ -70,7 +70,7 @@ is "$out" "/project/sub" "inside, twin: AISB_PROJECT with .. that stays inside t
 # Very long paths: a project below 60 levels of 80-character names
 # (about 4900 bytes, longer than PATH_MAX) is refused or works, never
 # anything else.
-deep=$ESC_TOP/$u/deep
+deep=$SESS_TOP/$u/deep
 name=$(printf 'd%.0s' $(seq 1 80))
 as "$u" bash -c "mkdir -p '$deep' && cd '$deep' && for i in \$(seq 1 60); do mkdir $name && cd $name; done && touch marker"
 out=$(as "$u" bash -c "cd '$deep' && for i in \$(seq 1 60); do cd $name; done && '$AISB_SHELL' --config '$conf' -c 'ls /project; echo ran'" 2>&1; echo "rc=$?")
@@ -88,7 +88,7 @@ rm -rf "$deep"
 # The symlink race (TOCTOU on the bind source): the agent swaps its
 # project path between a directory and a symlink to /etc while
 # sessions start.  Each session either refuses or mounts the directory.
-race=$ESC_TOP/$u/race
+race=$SESS_TOP/$u/race
 as "$u" bash -c "mkdir -p '$race' && touch '$race/esc-real'"
 setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --init-groups \
     bash -c "while :; do mv -T '$race' '$race.d'; ln -s /etc '$race'; rm '$race'; mv -T '$race.d' '$race'; done" \

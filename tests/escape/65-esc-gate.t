@@ -9,16 +9,16 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-esc.sh
-. "$(dirname "$0")/lib-esc.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" esc
 exec </dev/null
-esc_require
+sess_require
 [ -x "$AISB_GATE" ] || skip_all "aisb-gate not built"
 command -v python3 >/dev/null || skip_all "python3 not installed"
 u=tesc5
-esc_user "$u"
-conf=$(esc_conf gate 'network { mode = "gated"  allow = {"allowed.esc.test"}  resolver = "127.0.0.1" }')
-r() { esc "$u" "$conf" -c "$1" 2>&1; }
+sess_user "$u"
+conf=$(sess_conf gate 'network { mode = "gated"  allow = {"allowed.esc.test"}  resolver = "127.0.0.1" }')
+r() { sess "$u" "$conf" -c "$1" 2>&1; }
 # running PID: alive and not a zombie (this host's PID 1 may reap late).
 running() { [ -r "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 named() { pgrep -f "$1" >/dev/null; }

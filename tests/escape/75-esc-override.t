@@ -8,19 +8,19 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-esc.sh
-. "$(dirname "$0")/lib-esc.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" esc
 exec </dev/null
-esc_require
+sess_require
 u=tesc6
-esc_user "$u"
+sess_user "$u"
 # A config directory of its own, with users.d next to the config file.
-cdir=$ESC_TOP/ov
+cdir=$SESS_TOP/ov
 rm -rf "$cdir"
 install -d -m 0755 "$cdir" "$cdir/users.d"
 at_exit "rm -rf '$cdir'"
 conf=$cdir/aisb.conf
-cp "$(esc_conf ov-base)" "$conf"
+cp "$(sess_conf ov-base)" "$conf"
 chmod 0644 "$conf"
 ov=$cdir/users.d/$u.conf
 run() { as "$u" env ESC_OV=arrived "$AISB_SHELL" --config "$conf" -c 'echo "ran ${ESC_OV:-absent}"' 2>&1; echo "rc=$?"; }
@@ -51,7 +51,7 @@ like "$(run)" "ran arrived" "twin: back to root-owned, the override applies agai
 # Admin options as the command of a login shell: a word of the command,
 # never an option of aisb-shell.
 rm -f "$ov"
-own=$ESC_TOP/$u/loose.conf
+own=$SESS_TOP/$u/loose.conf
 printf 'filesystem { readwrite = {"/etc"} }\n' > "$own"
 chown "$u" "$own"
 out=$(as "$u" "$AISB_SHELL" --config "$conf" -c "--config $own -c 'touch /etc/esc-pwn'" 2>&1; echo "rc=$?")

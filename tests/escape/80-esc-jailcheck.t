@@ -8,19 +8,19 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-esc.sh
-. "$(dirname "$0")/lib-esc.sh"
+# shellcheck source=tests/escape/lib-sess.sh
+. "$(dirname "$0")/lib-sess.sh" esc
 exec </dev/null
-esc_require
+sess_require
 u=tesc8
-esc_user "$u"
+sess_user "$u"
 # The binary as a session sees it: a copy in the project (the build tree
 # may lie under a hidden directory such as /root).
-install -m 0755 "$AISB_SHELL" "$ESC_TOP/$u/project/aisb-shell"
+install -m 0755 "$AISB_SHELL" "$SESS_TOP/$u/project/aisb-shell"
 jc=/project/aisb-shell
-conf=$(esc_conf jc)
+conf=$(sess_conf jc)
 
-out=$(esc "$u" "$conf" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
+out=$(sess "$u" "$conf" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
 like "$out" "jailcheck: clean" "inside a default session: clean"
 like "$out" "rc=0" "... exit 0"
 unlike "$out" "FOUND" "... no finding"
@@ -31,7 +31,7 @@ like "$out" "ok +network: 169.254.169.254:80 unreachable" "... the metadata addr
 like "$out" "ok +walk: [0-9]+ entries" "... walked the filesystem"
 
 # Twin: the same user, no sandbox.
-out=$(as "$u" "$ESC_TOP/$u/project/aisb-shell" --jailcheck 2>&1; echo "rc=$?")
+out=$(as "$u" "$SESS_TOP/$u/project/aisb-shell" --jailcheck 2>&1; echo "rc=$?")
 like "$out" "FOUND no_new_privs: 0" "outside: no_new_privs is reported missing"
 like "$out" "FOUND seccomp: 0" "outside: no seccomp is reported"
 like "$out" "rc=1" "outside: exit 1"
@@ -42,13 +42,13 @@ rund=/run/aisbt-escj
 install -d -m 0755 "$rund"
 at_exit "rm -rf '$rund'"
 python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$rund/canary.sock"
-exposed=$(esc_conf jc-exposed "filesystem { readonly = {\"$rund\"} }")
-out=$(esc "$u" "$exposed" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
+exposed=$(sess_conf jc-exposed "filesystem { readonly = {\"$rund\"} }")
+out=$(sess "$u" "$exposed" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
 like "$out" "FOUND socket: $rund/canary.sock" "exposed policy: the bound host socket is found"
 like "$out" "rc=1" "... exit 1"
 
 # An abstract socket in the session's network namespace.
-out=$(esc "$u" "$conf" -c 'python3 -c "
+out=$(sess "$u" "$conf" -c 'python3 -c "
 import socket, subprocess, sys
 s = socket.socket(socket.AF_UNIX); s.bind(\"\0esc-jc-abstract\")
 sys.exit(subprocess.run([\"'"$jc"'\", \"--jailcheck\"]).returncode)"; echo rc=$?' 2>&1)
@@ -57,14 +57,14 @@ like "$out" "rc=1" "... exit 1"
 
 # The doctor runs it in a session of the agent: a copy of the binary in
 # a directory bound read-only at the same path, so the session sees it.
-bin=$ESC_TOP/bin-$u
+bin=$SESS_TOP/bin-$u
 install -d -m 0755 "$bin"
 at_exit "rm -rf '$bin'"
 install -m 0755 "$AISB_SHELL" "$bin/aisb-shell"
-dconf=$(esc_conf jc-doctor "filesystem { readonly = {\"$bin\"} }")
+dconf=$(sess_conf jc-doctor "filesystem { readonly = {\"$bin\"} }")
 out=$("$bin/aisb-shell" --config "$dconf" --doctor --jailcheck --user "$u" 2>&1)
 like "$out" "ok: jailcheck\[$u\]: a session of $u exposes nothing unexpected" "--doctor --jailcheck: the agent's session is clean"
-dexp=$(esc_conf jc-doctor-exposed "filesystem { readonly = {\"$bin\", \"$rund\"} }")
+dexp=$(sess_conf jc-doctor-exposed "filesystem { readonly = {\"$bin\", \"$rund\"} }")
 out=$("$bin/aisb-shell" --config "$dexp" --doctor --jailcheck --user "$u" 2>&1)
 like "$out" "fail: jailcheck\[$u\]: jailcheck: FOUND socket: $rund/canary.sock" "--doctor --jailcheck: the exposed socket is a failure"
 out=$("$bin/aisb-shell" --config "$dconf" --doctor --user "$u" 2>&1)
@@ -72,7 +72,7 @@ unlike "$out" "jailcheck" "twin: --doctor alone starts no session"
 out=$("$AISB_SHELL" --print-policy --jailcheck 2>&1; echo " rc=$?")
 like "$(tr "\n" " " <<<"$out")" "goes alone or with --doctor  rc=2" "--jailcheck with another admin form: usage error"
 
-out=$(esc "$u" "$conf" -c "$jc --jailcheck extra; echo rc=\$?" 2>&1)
+out=$(sess "$u" "$conf" -c "$jc --jailcheck extra; echo rc=\$?" 2>&1)
 like "$out" "rc=2" "--jailcheck takes no argument (usage error)"
 
 done_testing

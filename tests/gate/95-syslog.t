@@ -2,38 +2,24 @@
 # shellcheck disable=SC2016 # inner shells expand their own variables
 # The decision records go to syslog: facility authpriv, ident aisb-gate,
 # one line per decision and per close.  The gate runs in a private mount
-# namespace whose /dev/log is a test listener (the host's is untouched).
+# namespace whose /dev/log is a test listener (tests/lib/syslog.sh; the
+# host's is untouched).
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/lib/syslog.sh
+. "$(dirname "$0")/../lib/syslog.sh"
 gt_setup
 : > "$T/syslog"
 uid=$(id -u "$GT_USER"); gid=$(id -g "$GT_USER")
 unshare -m --propagation private bash -c '
-	T=$1; shift
-	old=$(mktemp -d)
-	mount --bind /dev "$old"
-	mount -t tmpfs -o mode=755 tmpfs /dev
-	for n in null zero random urandom; do
-		touch "/dev/$n" && mount --bind "$old/$n" "/dev/$n"
-	done
-	umount -l "$old"; rmdir "$old"
-	python3 -c "
-import socket, sys, os
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(\"/dev/log\")
-os.chmod(\"/dev/log\", 0o666)
-f = open(sys.argv[1], \"a\")
-print(\"ready\", flush=True)
-while True:
-    f.write(s.recv(8192).decode(\"utf-8\", \"replace\").rstrip(\"\\n\") + \"\\n\"); f.flush()
-" "$T/syslog" > "$T/syslog.ready" &
-	echo $! > "$T/syslog.pid"
-	for _ in $(seq 100); do [ -s "$T/syslog.ready" ] && break; sleep 0.05; done
+	. "$1"; T=$2; shift 2
+	syslog_dev "$T/syslog"
+	echo "$SYSLOG_PID" > "$T/syslog.pid"
 	exec setpriv --reuid="$1" --regid="$2" --init-groups env -i PATH=/usr/bin:/bin \
 	    "$3" --config "$T/aisb.conf" --user "$4" --gate "$5"
-' gt-syslog "$T" "$uid" "$gid" "$AISB_HELPERS/gatedrv" "$GT_USER" "$AISB_GATE" \
+' gt-syslog "$SYSLOG_LIB" "$T" "$uid" "$gid" "$AISB_HELPERS/gatedrv" "$GT_USER" "$AISB_GATE" \
     > "$T/drv.out" 2> "$T/gate.log" {GT_LOCKFD}>&- &
 DRV_WRAP=$!
 for _ in $(seq 1 100); do grep -q '^ready' "$T/drv.out" 2>/dev/null && break; sleep 0.1; done

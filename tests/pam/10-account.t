@@ -4,6 +4,8 @@
 # every other user is left to the rest of the stack (PAM_IGNORE).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/lib/syslog.sh
+. "$(dirname "$0")/../lib/syslog.sh"
 pam_require
 
 T=$(pam_tmpdir)
@@ -90,10 +92,10 @@ ok "fixed policy: agent allowed again" acct ${SP}-sshd ${U1}
 
 # The refusal says why, in syslog (a private /dev/log).
 log=$T/syslog
-logged "$log" pamtester ${SP}-cron ${U1} acct_mgmt >/dev/null 2>&1
+with_syslog "$log" pamtester ${SP}-cron ${U1} acct_mgmt >/dev/null 2>&1
 like "$(cat "$log")" "refusing agent '${U1}' on service '${SP}-cron': not in pam.services" \
 	"syslog says which service was refused"
-logged "$log" pamtester ${SP}-sshd ${U4} acct_mgmt >/dev/null 2>&1
+with_syslog "$log" pamtester ${SP}-sshd ${U4} acct_mgmt >/dev/null 2>&1
 like "$(cat "$log")" "refusing agent '${U4}' .*login shell is not aisb-shell: '/bin/bash'" \
 	"syslog says the login shell is wrong"
 

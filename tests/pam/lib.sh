@@ -40,43 +40,6 @@ pam_group() {
 	groupadd "$1" && at_exit "groupdel $1"
 }
 
-# logged LOG CMD...: run CMD with syslog(3) going to the file LOG: a private
-# mount namespace gets its own /dev with a /dev/log datagram socket that a
-# small listener copies, one message a line.  The host's /dev/log (if any)
-# is untouched.
-logged() {
-	local log=$1; shift
-	: > "$log"
-	unshare -m --propagation private bash -c '
-		log=$1; shift
-		old=$(mktemp -d)
-		mount --bind /dev "$old"
-		mount -t tmpfs -o mode=755 tmpfs /dev
-		for n in null zero random urandom tty ptmx; do
-			[ -e "$old/$n" ] || continue
-			touch "/dev/$n" && mount --bind "$old/$n" "/dev/$n"
-		done
-		[ -d "$old/pts" ] && mkdir /dev/pts && mount --bind "$old/pts" /dev/pts
-		umount -l "$old"; rmdir "$old"
-		python3 -c "
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(\"/dev/log\")
-import os; os.chmod(\"/dev/log\", 0o666)
-f = open(sys.argv[1], \"a\")
-print(\"ready\", flush=True)
-while True:
-    m = s.recv(8192)
-    f.write(m.decode(\"utf-8\", \"replace\").rstrip(\"\\n\") + \"\\n\"); f.flush()
-" "$log" > "$log.ready" &
-		l=$!
-		for _ in $(seq 100); do [ -s "$log.ready" ] && break; sleep 0.05; done
-		rm -f "$log.ready"
-		"$@"; rc=$?
-		sleep 0.1; kill $l; wait $l 2>/dev/null
-		exit $rc' logged "$log" "$@"
-}
-
 # pam_tmpdir: a root-owned 0755 scratch directory under /run.  Not /tmp:
 # the policy loader refuses a config below a world-writable directory,
 # sticky or not (anybody can create a name there).

@@ -1,10 +1,12 @@
 #!/bin/bash
 # The session record in syslog: one start line, one end line, with the
 # same id as AISB_SESSION inside; a secret value never appears in it.
-# syslog goes to a listener on /dev/log in a private mount namespace (the
-# host's /dev/log, if any, is untouched).
+# syslog goes to a listener on /dev/log in a private mount namespace
+# (tests/lib/syslog.sh; the host's /dev/log, if any, is untouched).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/lib/syslog.sh
+. "$(dirname "$0")/../lib/syslog.sh"
 exec </dev/null
 sbx_require
 command -v python3 >/dev/null || skip_all "python3 missing"
@@ -21,38 +23,7 @@ log=$(mktemp); at_exit "rm -f '$log' '$log.out'"
 as7=(setpriv --reuid="$(id -u tsbx7)" --regid="$(id -g tsbx7)" --init-groups
     env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/tsbx7 USER=tsbx7)
 
-# with_log CMD...: CMD with /dev/log a datagram listener appending to $log.
-with_log() {
-	unshare -m --propagation private bash -c '
-		log=$1; shift
-		keep=$(mktemp -d)
-		mount --bind /dev "$keep"
-		mount -t tmpfs -o mode=755 tmpfs /dev
-		for n in null zero full random urandom tty; do
-			touch "/dev/$n" && mount --bind "$keep/$n" "/dev/$n"
-		done
-		mkdir /dev/pts && mount --bind "$keep/pts" /dev/pts
-		umount -l "$keep" && rmdir "$keep"
-		python3 - "$log" <<PY &
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind("/dev/log")
-os.chmod("/dev/log", 0o666)
-out = open(sys.argv[1], "a")
-out.write("#listening\n"); out.flush()
-while True:
-    out.write(s.recv(65536).decode("utf-8", "replace").rstrip("\n") + "\n")
-    out.flush()
-PY
-		l=$!
-		for _ in $(seq 100); do grep -q "^#listening" "$log" && break; sleep 0.05; done
-		"$@"; rc=$?
-		sleep 0.2; kill $l; wait $l 2>/dev/null
-		exit $rc' with_log "$log" "$@"
-}
-
-: > "$log"
-with_log "${as7[@]}" SSH_CONNECTION="198.51.100.7 5555 198.51.100.1 22" \
+with_syslog "$log" "${as7[@]}" SSH_CONNECTION="198.51.100.7 5555 198.51.100.1 22" \
     "$AISB_SHELL" --config "$conf" -c 'echo "$AISB_SESSION"; exit 3' > "$log.out"
 rc=$?
 is "$rc" 3 "the session ran and its status came back"
@@ -72,8 +43,7 @@ unlike "$(cat "$log")" "$secret" "no secret value in the record"
 grep -q "^<" "$log" || diag "log: $(cat "$log")"
 
 # A hostile SSH_CONNECTION cannot forge record fields or lines.
-: > "$log"
-with_log "${as7[@]}" SSH_CONNECTION=$'1.2.3.4 5 x\nsession end id=forged status=0' \
+with_syslog "$log" "${as7[@]}" SSH_CONNECTION=$'1.2.3.4 5 x\nsession end id=forged status=0' \
     AISB_PROJECT="$SBX_TOP/tsbx7/project" \
     "$AISB_SHELL" --config "$conf" -c 'exit 0' >/dev/null
 unlike "$(cat "$log")" "id=forged" "a newline in SSH_CONNECTION cannot add a record line"

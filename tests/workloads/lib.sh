@@ -7,6 +7,9 @@
 # Names of this run only (several people may run make check at once):
 # user twrk<K>x<PID>, internet wrk<K><PID mod 10000>, /srv/aisbt-wrk.*.
 
+# shellcheck source=tests/lib/syslog.sh
+. "$(dirname "$0")/../lib/syslog.sh"
+
 # wl_setup K: user, directories, internet; skip_all when the host cannot.
 wl_setup() {
 	local k=$1
@@ -80,45 +83,13 @@ s() { as "$U" "$AISB_SHELL" --config "$CONF" -c "$1" 2>&1 </dev/null; }
 # sl LOG CMD: like s, but the session (aisb-shell, its gate) runs in a
 # private mount namespace whose /dev/log is a listener writing LOG, one
 # message a line: the gate's decision records and the session record,
-# as an admin's syslog would have them.  The host's /dev is untouched.
+# as an admin's syslog would have them (tests/lib/syslog.sh).
 sl() {
 	local log=$1 cmd=$2
-	: > "$log"
-	# shellcheck disable=SC2016 # a script for the inner bash
-	unshare -m --propagation private bash -c '
-		log=$1 u=$2 conf=$3 sh=$4 cmd=$5
-		old=$(mktemp -d)
-		mount --bind /dev "$old"
-		mount -t tmpfs -o mode=755 tmpfs /dev
-		for n in null zero full random urandom tty ptmx; do
-			[ -e "$old/$n" ] || continue
-			touch "/dev/$n" && mount --bind "$old/$n" "/dev/$n"
-		done
-		mkdir /dev/pts && mount --bind "$old/pts" /dev/pts
-		umount -l "$old"; rmdir "$old"
-		python3 -c "
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(\"/dev/log\")
-os.chmod(\"/dev/log\", 0o666)
-f = open(sys.argv[1], \"a\")
-print(\"ready\", flush=True)
-while True:
-    f.write(s.recv(8192).decode(\"utf-8\", \"replace\").rstrip(\"\\n\") + \"\\n\")
-    f.flush()
-" "$log" > "$log.ready" &
-		l=$!
-		for _ in $(seq 100); do [ -s "$log.ready" ] && break; sleep 0.05; done
-		rm -f "$log.ready"
-		(cd / && env -i PATH=/usr/local/bin:/usr/bin:/bin \
-		    HOME="$(getent passwd "$u" | cut -d: -f6)" USER="$u" \
-		    LOGNAME="$u" setpriv --reuid="$(id -u "$u")" \
-		    --regid="$(id -g "$u")" --init-groups \
-		    "$sh" --config "$conf" -c "$cmd")
-		rc=$?
-		sleep 0.2; kill $l; wait $l 2>/dev/null
-		exit $rc' wl-syslog "$log" "$U" "$CONF" "$AISB_SHELL" "$cmd" \
-	    2>&1 </dev/null
+	with_syslog "$log" env -C / -i PATH=/usr/local/bin:/usr/bin:/bin \
+	    HOME="$(getent passwd "$U" | cut -d: -f6)" USER="$U" LOGNAME="$U" \
+	    setpriv --reuid="$(id -u "$U")" --regid="$(id -g "$U")" --init-groups \
+	    "$AISB_SHELL" --config "$CONF" -c "$cmd" 2>&1 </dev/null
 }
 
 # timed CMD: CMD for a session, followed by a line "ms=N": how long CMD
