@@ -762,6 +762,13 @@ step_tunnel(struct conn *c)
 		memmove(c->ibuf, c->ibuf + ioff, c->ilen - ioff);
 		c->ilen -= ioff;
 	}
+	if (c->ibuf != NULL && c->ilen == 0 && c->ooff >= c->olen) {
+		/* A tunnel never parses again: its head buffers go back. */
+		free(c->ibuf);
+		free(c->obuf);
+		c->ibuf = c->obuf = NULL;
+		c->olen = c->ooff = 0;
+	}
 	if (c->ilen == 0) {
 		r = move_up(c, &progress);
 		if (r < 0)
