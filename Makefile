@@ -214,20 +214,22 @@ fuzz-build: $(FUZZ_BIN)
 
 # Each target for FUZZ_SECONDS; any crash, leak, timeout or sanitizer
 # report fails the run and leaves the reproducer in $(BUILD)/fuzz/.
-fuzz: fuzz-build
-	@fail=0; for f in $(FUZZ_BIN); do \
-	    n=$$(basename $$f); c=tests/fuzz/corpus/$$n; mkdir -p $$c; \
+# One make target per fuzzer, so that `make -j2 -k -O fuzz` runs them
+# side by side (each fuzzer is one process) and still runs them all.
+FUZZ_RUN := $(FUZZ_BIN:%=%.run)
+.PHONY: $(FUZZ_RUN)
+fuzz: $(FUZZ_RUN)
+$(FUZZ_RUN): %.run: %
+	@f=$<; n=$$(basename $$f); c=tests/fuzz/corpus/$$n; mkdir -p $$c; \
 	    w=$$(mktemp -d); log=$(BUILD)/fuzz/$$n.log; \
-	    echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
 	    if $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	        -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- \
 	        $$w $$c >$$log 2>&1; then \
-	        grep -E '^stat::number_of_executed_units|^Done' $$log | tr '\n' ' '; echo; \
+	        echo "fuzz: $$n for $(FUZZ_SECONDS)s: $$(grep -E '^stat::number_of_executed_units|^Done' $$log | tr '\n' ' ')"; \
+	        rm -rf $$w; \
 	    else \
-	        echo "fuzz: $$n FAILED:"; tail -n 40 $$log; fail=1; \
-	    fi; \
-	    rm -rf $$w; \
-	done; exit $$fail
+	        echo "fuzz: $$n FAILED:"; tail -n 40 $$log; rm -rf $$w; exit 1; \
+	    fi
 
 demo: deps-build all
 	BUILD=$(abspath $(BUILD)) tests/demo.sh
