@@ -47,12 +47,13 @@ cmds=(
 # network, with pasta, and with slirp4netns (podman before 4.4 has no
 # pasta).  crun refuses a host with cgroup v1 and v2 mounted together
 # ("hybrid"); there, runc with the cgroupfs manager is what works.
+# shellcheck disable=SC2086 # $pas: a command line, split on purpose
 podman_img() { # the image, imported once for $u
 	local root=$work/rootfs
 	mkdir -p "$root/bin" && cp "$(command -v busybox)" "$root/bin/" &&
 	    ln -s busybox "$root/bin/true" && tar -C "$root" -cf "$work/mini.tar" . &&
 	    chmod 755 "$work" && chmod 644 "$work/mini.tar" &&
-	    (cd / && $pas podman import -q "$work/mini.tar" localhost/aisb-bench-mini) >/dev/null
+	    (cd / && timeout 60 $pas podman import -q "$work/mini.tar" localhost/aisb-bench-mini) >/dev/null
 }
 pas="$as HOME=$(getent passwd "$u" | cut -d: -f6)" # podman keeps its store in the home
 if ! command -v podman >/dev/null; then
@@ -63,7 +64,8 @@ elif ! podman_img 2>"$work/podman.err"; then
 	echo "startup: SKIP podman: cannot import a local image: $(head -c 200 "$work/podman.err" | tr '\n' ' ')"
 else
 	pm="podman"
-	(cd / && $pas $pm run --rm --network=none localhost/aisb-bench-mini true) >/dev/null 2>&1 ||
+	# shellcheck disable=SC2086 # $pas, $pm: command lines, split on purpose
+	(cd / && timeout 60 $pas $pm run --rm --network=none localhost/aisb-bench-mini true) >/dev/null 2>&1 ||
 		pm="podman --runtime runc --cgroup-manager=cgroupfs"
 	nets="none slirp4netns"
 	# pasta came with podman 4.4
@@ -81,7 +83,7 @@ names=()
 for ((i = 0; i < ${#cmds[@]}; i += 2)); do
 	name=${cmds[i]} cmd=${cmds[i+1]}
 	# Only measure what works here; say why not otherwise.
-	if ! (cd / && eval "$cmd") >"$work/$name.err" 2>&1; then
+	if ! (cd / && timeout 60 sh -c "$cmd") >"$work/$name.err" 2>&1; then
 		echo "startup: SKIP $name: $(head -c 200 "$work/$name.err" | tr '\n' ' ')"
 		continue
 	fi
