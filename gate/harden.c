@@ -33,6 +33,7 @@
 
 #include "gate.h"
 #include "log.h"
+#include "seccomp_install.h"
 #include "util.h"
 
 #ifndef LANDLOCK_CREATE_RULESET_VERSION
@@ -158,15 +159,7 @@ landlock(void)
 static int
 seccomp(void)
 {
-	struct sock_fprog fp = {
-	    .len = (unsigned short)ELEMENTSOF(SECCOMP_BPF),
-	    .filter = SECCOMP_BPF,
-	};
-
-	/* As seccomp_load() did it: no flags, no_new_privs already set. */
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) < 0)
-		return -errno;
-	return 0;
+	return seccomp_install(SECCOMP_BPF, ELEMENTSOF(SECCOMP_BPF));
 }
 
 int

@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 
 #include "seccomp_deny.h"
+#include "seccomp_install.h"
 #include "util.h"
 
 /*
@@ -36,15 +37,7 @@
 static int
 main_filter_load(void)
 {
-	struct sock_fprog fp = {
-	    .len = (unsigned short)ELEMENTSOF(seccomp_deny_bpf),
-	    .filter = seccomp_deny_bpf,
-	};
-
-	/* As seccomp_load() does it: no flags, no_new_privs already set. */
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) < 0)
-		return -errno;
-	return 0;
+	return seccomp_install(seccomp_deny_bpf, ELEMENTSOF(seccomp_deny_bpf));
 }
 
 /*
@@ -132,7 +125,6 @@ static int
 extra_filter_load(void)
 {
 	struct prog p = {.n = 0};
-	struct sock_fprog fp;
 	int start, r;
 #if defined(__x86_64__)
 	/* Newer than libseccomp 2.5's table: open_tree_attr (6.15). */
@@ -181,11 +173,7 @@ extra_filter_load(void)
 	    (r = patch(&p, 0, L_ALLOW)) < 0)
 		return r;
 
-	fp.len = (unsigned short)p.n;
-	fp.filter = p.f;
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) < 0)
-		return -errno;
-	return 0;
+	return seccomp_install(p.f, (size_t)p.n);
 }
 
 int

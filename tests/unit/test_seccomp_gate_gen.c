@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 
 #include "tap.h"
+#include "seccomp_install.h"
 #include "seccomp_gate_rules.h"
 #include "seccomp_gate_bpf.h"
 
@@ -106,7 +107,6 @@ op_run(enum op op)
 static int
 in_child(struct sock_filter *prog, size_t n, enum op op)
 {
-	struct sock_fprog fp = {.len = (unsigned short)n, .filter = prog};
 	int status = -1;
 	pid_t pid;
 	long r;
@@ -117,7 +117,7 @@ in_child(struct sock_filter *prog, size_t n, enum op op)
 		return -1;
 	if (pid == 0) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) < 0)
+		    seccomp_install(prog, n) < 0)
 			syscall(SYS_exit_group, 3);
 		r = op_run(op);
 		syscall(SYS_exit_group, r >= 0 ? 0 : errno == EPERM ? 1 : 2);
