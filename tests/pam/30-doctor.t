@@ -130,11 +130,14 @@ echo "agents = {\"${U1}\", \"${U2}\", \"${U3}\"}" > "$T/net/aisb.conf"
 echo 'network { transparent = false }' > "$T/net/users.d/${U2}.conf"
 echo 'network { mode = "none" }' > "$T/net/users.d/${U3}.conf"
 tu_user ${U2} && tu_user ${U3}
+# netdoc CONF [WRAPPER...]: --doctor with $T/net/CONF.conf, run under WRAPPER.
 netdoc() {
+	local conf=$1
+	shift
 	AISB_SSHD_CONFIG="$T/sshd_fixed" "$@" "$AISB_SHELL" \
-		--config "$T/net/aisb.conf" --doctor 2>&1
+		--config "$T/net/$conf.conf" --doctor 2>&1
 }
-out=$(netdoc)
+out=$(netdoc aisb)
 like "$out" "^ok: nftables\[${U1}\]: the gated ruleset applies and reads back .*SO_ORIGINAL_DST names it" \
 	"net: gated with capture: ruleset and capture verified"
 like "$out" "^ok: nftables\[${U2}\]: the gated ruleset applies and reads back as agent '${U2}' .*network\.transparent off" \
@@ -145,11 +148,7 @@ unlike "$out" "^[a-z]*: nftables:" "net: no host-level probe while agents exist"
 
 # No agent account yet: the host probe, with the full gated ruleset.
 echo "agents = {\"${U4}\"}" > "$T/net/noagent.conf"
-noagent() {
-	AISB_SSHD_CONFIG="$T/sshd_fixed" "$@" "$AISB_SHELL" \
-		--config "$T/net/noagent.conf" --doctor 2>&1
-}
-out=$(noagent)
+out=$(netdoc noagent)
 like "$out" "^ok: nftables: the gated ruleset applies and reads back as uid 65534 .*SO_ORIGINAL_DST names it" \
 	"no agent: host probe as uid 65534 with the capture"
 
@@ -166,7 +165,7 @@ if ! "$NONFT" true; then
 	done_testing
 	exit
 fi
-out=$(netdoc "$NONFT"); rc=$?
+out=$(netdoc aisb "$NONFT"); rc=$?
 ok "no nf_tables: exit status non-zero" test "$rc" -ne 0
 like "$out" "^fail: nftables\[${U1}\]: agent '${U1}' cannot set up a gated session's network in a new network namespace: nftables: netlink socket: Protocol not supported; fix: load nftables" \
 	"no nf_tables: gated agent fails, one line with the fix"
@@ -176,7 +175,7 @@ like "$out" "^ok: nftables\[${U3}\]: network\.mode is \"none\"" \
 	"no nf_tables: mode none still passes"
 is "$(printf '%s\n' "$out" | grep -c '^fail: nftables')" 2 \
 	"no nf_tables: exactly one line per gated agent"
-out=$(noagent "$NONFT")
+out=$(netdoc noagent "$NONFT")
 like "$out" "^fail: nftables: uid 65534 cannot set up a gated session's network.*; fix: " \
 	"no agent, no nf_tables: host probe fails"
 
