@@ -150,5 +150,33 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 is "$(kept)" "1" "the kept tunnel's close record counts all three downloads"
+# An open tunnel that carries nothing costs its fixed struct: the head
+# buffers (16 and 17 KiB) go once the 200 is out (gate/conn.c
+# step_tunnel).  Measured as the growth of the gate's own memory.
+anon() { awk '/^RssAnon:/ {print $2}' "/proc/$GATE_PID/status"; }
+cat > "$T/hold.py" <<'H'
+import socket, sys
+ts = []
+for _ in range(int(sys.argv[1])):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=30)
+    s.sendall(b"CONNECT origin.tgat.test:23080 HTTP/1.1\r\nHost: origin.tgat.test:23080\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    ts.append(s)
+print("held", len(ts), flush=True)
+sys.stdin.readline()
+H
+a0=$(anon)
+coproc HOLD { gin python3 "$T/hold.py" 300 2>&1; }
+read -r -t 60 line <&"${HOLD[0]}"
+is "$line" "held 300" "300 CONNECT tunnels open, idle"
+sleep 0.5
+per=$(awk -v a="$(anon)" -v b="$a0" 'BEGIN {printf "%.1f", (a - b) / 300}')
+ok "an idle tunnel costs under 4 KiB of the gate's memory ($per KiB)" \
+	awk -v p="$per" 'BEGIN {exit !(p < 4)}'
+echo go >&"${HOLD[1]}"
+wait "$HOLD_PID" 2>/dev/null
 ok "the gate is still running" gt_gate_alive
 done_testing
