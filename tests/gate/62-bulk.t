@@ -174,8 +174,13 @@ read -r -t 60 line <&"${HOLD[0]}"
 is "$line" "held 300" "300 CONNECT tunnels open, idle"
 sleep 0.5
 per=$(awk -v a="$(anon)" -v b="$a0" 'BEGIN {printf "%.1f", (a - b) / 300}')
-ok "an idle tunnel costs under 4 KiB of the gate's memory ($per KiB)" \
-	awk -v p="$per" 'BEGIN {exit !(p < 4)}'
+if ldd "$AISB_GATE" 2>/dev/null | grep -q libasan; then
+	skip "an idle tunnel costs under 4 KiB of the gate's memory" \
+	    "an ASan build's own memory (shadow, redzones: $per KiB here) is not the gate's"
+else
+	ok "an idle tunnel costs under 4 KiB of the gate's memory ($per KiB)" \
+		awk -v p="$per" 'BEGIN {exit !(p < 4)}'
+fi
 echo go >&"${HOLD[1]}"
 wait "$HOLD_PID" 2>/dev/null
 ok "the gate is still running" gt_gate_alive
