@@ -178,7 +178,6 @@ main(int argc, char **argv)
 	struct aisb_policy *p = NULL;
 	struct gate_opts o = {0};
 	struct passwd *pw;
-	_cleanup_free_ char *udir = NULL;
 	int socks[GS_COUNT];
 	bool use_seccomp = true;
 	char rc[8192];
@@ -230,25 +229,13 @@ main(int argc, char **argv)
 	}
 	/*
 	 * Exactly as a session loads it (shell/session.c): root-owned files
-	 * only, and with --config FILE the users.d next to FILE.  The hash
-	 * check below catches any difference.
+	 * only, and with --config FILE the users.d next to FILE (which the
+	 * loader derives).  The hash check below catches any difference.
 	 */
 	po.user = user;
 	po.home = pw->pw_dir;
 	po.trusted_uid = (uid_t)-1;
-	if (config) {
-		const char *slash = strrchr(config, '/');
-
-		if (config[0] != '/' || slash == NULL) {
-			log_err("aisb-gate: --config needs an absolute path");
-			return AISB_EX_CONFIG;
-		}
-		if (asprintf(&udir, "%.*s/users.d", (int)(slash - config),
-		        config) < 0)
-			return AISB_EX_HOST;
-		po.conf_path = config;
-		po.users_dir = udir;
-	}
+	po.conf_path = config;
 	r = policy_load(&po, &p, &errs);
 	if (r < 0) {
 		for (size_t i = 0; i < errs.n; i++)

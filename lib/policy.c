@@ -1798,13 +1798,38 @@ lookup_home(const char *user)
 	return strdup(pw.pw_dir);
 }
 
+/*
+ * The users.d directory that goes with the config file conf: DIR/users.d
+ * beside it (DIR = the directory of conf), so /etc/aisb/users.d for the
+ * installed AISB_CONF_PATH and the same shape for --config FILE, which
+ * must be absolute.  This is the only place that rule is written: the
+ * shell, the gate and the module all load through here, so a session
+ * and its gate read the same files.
+ */
+static int
+users_dir_for(const char *conf, char **udir, struct policy_errs *errs)
+{
+	const char *slash = strrchr(conf, '/');
+
+	if (conf[0] != '/' || slash == NULL) {
+		policy_err(errs, "--config needs an absolute path");
+		return -EINVAL;
+	}
+	if (asprintf(udir, "%.*s/users.d", (int)(slash - conf), conf) < 0) {
+		*udir = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int
 policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
     struct policy_errs *errs)
 {
 	struct policy_parse *ps = NULL;
 	_cleanup_free_ char *buf = NULL, *home = NULL, *upath = NULL;
-	const char *conf, *udir;
+	_cleanup_free_ char *udir = NULL;
+	const char *conf;
 	size_t len;
 	int r;
 
@@ -1813,10 +1838,12 @@ policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
 		policy_err(errs, "policy: no user to load the policy for");
 		return -EINVAL;
 	}
+	conf = opts->conf_path ? opts->conf_path : AISB_CONF_PATH;
+	r = users_dir_for(conf, &udir, errs);
+	if (r < 0)
+		return r;
 	if (opts->home == NULL)
 		home = lookup_home(opts->user);
-	conf = opts->conf_path ? opts->conf_path : AISB_CONF_PATH;
-	udir = opts->users_dir ? opts->users_dir : AISB_USERS_DIR;
 	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 	ps = policy_parse_new(opts->user, opts->home ? opts->home : home, errs);
 	if (ps == NULL)
@@ -1830,7 +1857,7 @@ policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
 	if (r == -ENOMEM)
 		goto out;
 	/* The user's own file: absent is fine, present must be safe. */
-	if (udir[0] != '\0' && !ps->failed) {
+	if (!opts->system_only && !ps->failed) {
 		const char *u = opts->user;
 
 		if (strchr(u, '/') != NULL || u[0] == '.') {

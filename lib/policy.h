@@ -19,7 +19,6 @@
 #include <sys/types.h>
 
 #define AISB_CONF_PATH "/etc/aisb/aisb.conf"
-#define AISB_USERS_DIR "/etc/aisb/users.d"
 
 /* Hard limits on what a policy may contain (bounded memory). */
 #define POLICY_MAX_FILE (1024 * 1024) /* bytes per config file */
@@ -142,8 +141,14 @@ struct policy_errs {
 struct policy_opts {
 	const char *user; /* user name for %u and users.d/USER.conf */
 	const char *home; /* passwd home for %h */
-	const char *conf_path; /* NULL: AISB_CONF_PATH */
-	const char *users_dir; /* NULL: AISB_USERS_DIR; "" = none */
+	/*
+	 * NULL: AISB_CONF_PATH.  Else --config FILE, an absolute path.
+	 * Either way the user's file is DIR/users.d/USER.conf beside it
+	 * (DIR = the directory of the file): policy_load() derives that
+	 * directory and refuses a relative path; no caller names it.
+	 */
+	const char *conf_path;
+	bool system_only; /* the config file alone, no users.d file */
 	/*
 	 * --config FILE: the file (and its directories) may also be owned
 	 * by this uid instead of root.  (uid_t)-1 means root only.

@@ -110,21 +110,6 @@ account_get(const char *user, struct account *acc)
 	return 0;
 }
 
-/* users.d next to the config: conf=/x/aisb.conf -> /x/users.d. */
-static char *
-users_dir_for(const char *conf)
-{
-	const char *slash = strrchr(conf, '/');
-	size_t n = (size_t)(slash - conf);
-	char *d = malloc(n + sizeof("/users.d"));
-
-	if (d) {
-		memcpy(d, conf, n);
-		memcpy(d + n, "/users.d", sizeof("/users.d"));
-	}
-	return d;
-}
-
 static void
 log_errs(pam_handle_t *pamh, const struct policy_errs *e)
 {
@@ -139,23 +124,17 @@ static int
 load(const struct args *a, const struct passwd *pw, bool with_user,
     struct aisb_policy **ret, struct policy_errs *errs)
 {
-	_cleanup_free_ char *udir = NULL;
 	struct policy_opts o = {
 	    .user = pw->pw_name,
 	    .home = pw->pw_dir,
+	    /* users.d beside it (conf=/x/aisb.conf: /x/users.d). */
 	    .conf_path = a->conf,
+	    .system_only = !with_user,
 	    .trusted_uid = (uid_t)-1,
 	};
 
 	/* Cleared first: the caller reads and frees errs on every failure. */
 	memset(errs, 0, sizeof(*errs));
-	if (!with_user)
-		o.users_dir = "";
-	else if (a->conf) {
-		if (!(udir = users_dir_for(a->conf)))
-			return -ENOMEM;
-		o.users_dir = udir;
-	}
 	return policy_load(&o, ret, errs);
 }
 

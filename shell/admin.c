@@ -102,7 +102,7 @@ load(const struct aisb_args *a, struct aisb_policy **p)
 {
 	struct policy_opts o = {.trusted_uid = (uid_t)-1};
 	struct policy_errs errs = {0};
-	_cleanup_free_ char *conf = NULL, *udir = NULL, *user = NULL;
+	_cleanup_free_ char *conf = NULL, *user = NULL;
 	_cleanup_free_ char *home = NULL;
 	struct passwd *pw;
 	size_t i;
@@ -132,21 +132,12 @@ load(const struct aisb_args *a, struct aisb_policy **p)
 	o.user = user;
 	o.home = home;
 	if (a->config != NULL) {
-		char *slash;
-
+		/* Absolute, so the loader finds users.d beside it. */
 		conf = absolute(a->config);
 		if (conf == NULL)
 			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 			return 1;
-		slash = strrchr(conf, '/');
-		if (asprintf(&udir, "%.*s/users.d", (int)(slash - conf), conf) <
-		    0) {
-			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-			udir = NULL;
-			return 1;
-		}
 		o.conf_path = conf;
-		o.users_dir = udir;
 		o.trusted_uid = getuid();
 	}
 	r = policy_load(&o, p, &errs);

@@ -1001,27 +1001,16 @@ static int
 load(const struct doctor *d, const struct passwd *pw, bool with_user,
     struct aisb_policy **ret, struct policy_errs *errs)
 {
-	_cleanup_free_ char *udir = NULL;
 	struct policy_opts o = {
 	    .user = pw->pw_name,
 	    .home = pw->pw_dir,
-	    .conf_path = d->conf,
+	    .conf_path = d->conf, /* users.d beside it: the loader's rule */
+	    .system_only = !with_user,
 	    .trusted_uid = d->conf ? getuid() : (uid_t)-1,
 	};
 
 	/* Cleared first: the caller reads and frees errs on every failure. */
 	memset(errs, 0, sizeof(*errs));
-	if (!with_user)
-		o.users_dir = "";
-	else if (d->conf) {
-		const char *slash = strrchr(d->conf, '/');
-		int n = slash ? (int)(slash - d->conf) : 1;
-
-		if (asprintf(&udir, "%.*s/users.d", n, slash ? d->conf : ".") <
-		    0)
-			return -ENOMEM;
-		o.users_dir = udir;
-	}
 	return policy_load(&o, ret, errs);
 }
 

@@ -224,25 +224,11 @@ load_policy(struct session *s, const struct aisb_args *a)
 	    .home = s->home_host,
 	    /* A session trusts root-owned policy only, --config too. */
 	    .trusted_uid = (uid_t)-1,
+	    /* users.d beside it, absolute only: the loader's rule. */
+	    .conf_path = a->config,
 	};
-	_cleanup_free_ char *udir = NULL;
 	size_t i;
 	int r;
-
-	if (a->config) {
-		const char *slash = strrchr(a->config, '/');
-
-		/* As the admin forms: users.d next to FILE (aisb-shell(8)). */
-		if (a->config[0] != '/' || !slash) {
-			log_err("--config needs an absolute path");
-			return AISB_EX_CONFIG;
-		}
-		if (asprintf(&udir, "%.*s/users.d", (int)(slash - a->config),
-		        a->config) < 0)
-			return AISB_EX_HOST;
-		po.conf_path = a->config;
-		po.users_dir = udir;
-	}
 
 	r = policy_load(&po, &s->pol, &errs);
 	if (r < 0) {

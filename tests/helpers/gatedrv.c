@@ -61,7 +61,6 @@ main(int argc, char **argv)
 	struct aisb_policy *p;
 	const char *av[20];
 	struct passwd *pw;
-	char *udir = NULL;
 	sigset_t ss;
 	pid_t pid = -1;
 	int fd = -1, n = 0, r;
@@ -100,15 +99,6 @@ main(int argc, char **argv)
 	po.home = pw->pw_dir;
 	po.conf_path = config;
 	po.trusted_uid = (uid_t)-1;
-	{
-		const char *slash = strrchr(config, '/');
-
-		if (config[0] != '/' || slash == NULL ||
-		    asprintf(&udir, "%.*s/users.d", (int)(slash - config),
-		        config) < 0)
-			return 2;
-		po.users_dir = udir;
-	}
 	if (policy_load(&po, &p, &errs) < 0) {
 		for (size_t i = 0; i < errs.n; i++)
 			fprintf(stderr, "gatedrv: %s\n", errs.msg[i]);

@@ -5,7 +5,9 @@
  * and user-owned files).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -403,6 +405,128 @@ TEST(bounds)
 	free(list);
 }
 
+/* Write text to path as a file root owns, mode 0644. */
+static bool
+put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(text, f) >= 0;
+
+	if (f && fclose(f) != 0)
+		ok = false;
+	return ok && chmod(path, 0644) == 0;
+}
+
+/* policy_load with --config path for alice; *p is NULL on failure. */
+static int
+load_file(const char *path, bool system_only, struct aisb_policy **p,
+    struct policy_errs *e)
+{
+	struct policy_opts o = {
+	    .user = "alice",
+	    .home = "/home/alice",
+	    .conf_path = path,
+	    .system_only = system_only,
+	    .trusted_uid = (uid_t)-1,
+	};
+
+	memset(e, 0, sizeof(*e));
+	return policy_load(&o, p, e);
+}
+
+/*
+ * The loader alone finds users.d: beside the config file, never beside
+ * its parent or the working directory, and only for an absolute path.
+ * Real files, so it needs root (the trust checks want root-owned dirs).
+ */
+TEST(users_dir)
+{
+	char top[] = "/var/lib/aisbt-unit.XXXXXX", sys[64], usr[64], sub[64],
+	     subsys[64], subusr[64], cwd[4096];
+	struct aisb_policy *p = NULL;
+	struct policy_errs e;
+	int r;
+
+	if (geteuid() != 0 || mkdtemp(top) == NULL) {
+		tap_skip("needs root and /var/lib", "users.d beside --config");
+		return;
+	}
+	snprintf(sys, sizeof(sys), "%s/aisb.conf", top);
+	snprintf(usr, sizeof(usr), "%s/users.d/alice.conf", top);
+	snprintf(sub, sizeof(sub), "%s/sub", top);
+	snprintf(subsys, sizeof(subsys), "%s/sub/aisb.conf", top);
+	snprintf(subusr, sizeof(subusr), "%s/sub/users.d/alice.conf", top);
+	r = chmod(top, 0755);
+	snprintf(cwd, sizeof(cwd), "%s/users.d", top);
+	r |= mkdir(cwd, 0755) | chmod(cwd, 0755);
+	r |= mkdir(sub, 0755) | chmod(sub, 0755);
+	snprintf(cwd, sizeof(cwd), "%s/sub/users.d", top);
+	r |= mkdir(cwd, 0755) | chmod(cwd, 0755);
+	ok(r == 0 && put(sys, "shell = /bin/sh\n") &&
+	        put(usr, "shell = /bin/dash\n") &&
+	        put(subsys, "hostname = sub\n") &&
+	        put(subusr, "\nhostname = alice-sub\n"),
+	    "test files written");
+
+	r = load_file(sys, false, &p, &e);
+	ok(r == 0 && p && strcmp(p->shell, "/bin/dash") == 0,
+	    "DIR/users.d/USER.conf beside --config DIR/aisb.conf is read");
+	if (p) {
+		char want[80];
+
+		snprintf(want, sizeof(want), "%s:1", usr);
+		is_str(policy_origin(p, "shell"), want,
+		    "... and named as the origin of what it set");
+	}
+	policy_free(p);
+	policy_errs_free(&e);
+
+	r = load_file(sys, true, &p, &e);
+	ok(r == 0 && p && strcmp(p->shell, "/bin/sh") == 0,
+	    "system_only: the users.d file is not read");
+	policy_free(p);
+	policy_errs_free(&e);
+
+	r = load_file(subsys, false, &p, &e);
+	ok(r == 0 && p && strcmp(p->hostname, "alice-sub") == 0 &&
+	        strcmp(p->shell, "/bin/bash") == 0,
+	    "sub/aisb.conf reads sub/users.d, not the parent's users.d");
+	policy_free(p);
+	policy_errs_free(&e);
+
+	/* Relative spellings that would find the same files are refused. */
+	if (getcwd(cwd, sizeof(cwd)) && chdir(top) == 0) {
+		r = load_file("aisb.conf", false, &p, &e);
+		ok(r == -EINVAL && p == NULL && e.n == 1 &&
+		        has_err(&e, "--config needs an absolute path"),
+		    "a relative --config is refused, with one message");
+		policy_errs_free(&e);
+		r = load_file("./sub/aisb.conf", true, &p, &e);
+		ok(r == -EINVAL && p == NULL && e.n == 1 &&
+		        has_err(&e, "--config needs an absolute path"),
+		    "... also with a slash in it, also system_only");
+		policy_errs_free(&e);
+		r = load_file("", false, &p, &e);
+		ok(r == -EINVAL && p == NULL &&
+		        has_err(&e, "--config needs an absolute path"),
+		    "... and an empty one");
+		policy_errs_free(&e);
+		ok(chdir(cwd) == 0, "back to the working directory");
+	} else
+		tap_skip("cannot chdir", "a relative --config is refused");
+
+	unlink(subusr);
+	unlink(subsys);
+	unlink(usr);
+	unlink(sys);
+	snprintf(cwd, sizeof(cwd), "%s/sub/users.d", top);
+	rmdir(cwd);
+	rmdir(sub);
+	snprintf(cwd, sizeof(cwd), "%s/users.d", top);
+	rmdir(cwd);
+	ok(rmdir(top) == 0, "test directory removed");
+}
+
 int
 main(void)
 {
@@ -414,5 +538,6 @@ main(void)
 	RUN(agents);
 	RUN(hash);
 	RUN(bounds);
+	RUN(users_dir);
 	return tap_done();
 }
