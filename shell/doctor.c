@@ -54,6 +54,7 @@
 #include "loginshell.h"
 #include "net.h"
 #include "policy.h"
+#include "userns.h"
 #include "util.h"
 
 #define SSHD_CONFIG "/etc/ssh/sshd_config"
@@ -116,22 +117,10 @@ read_small(const char *path, char *buf, size_t len)
 
 /* ---- probes in a child with the agent's ids ------------------------- */
 
-static int
-write_file(const char *path, const char *s)
-{
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		return -errno;
-	return 0;
-}
-
 /* Child side: become uid/gid, enter a new userns (+ flags), map ourselves. */
 static int
 child_userns(uid_t uid, gid_t gid, int flags)
 {
-	char map[64];
-
 	if (getuid() == 0) {
 		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
 		    setresuid(uid, uid, uid) < 0)
@@ -143,15 +132,7 @@ child_userns(uid_t uid, gid_t gid, int flags)
 	}
 	if (unshare(CLONE_NEWUSER | flags) < 0)
 		return -errno;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
-		return -errno;
-	if (write_file("/proc/self/uid_map", map) < 0)
-		return -errno;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	if (write_file("/proc/self/gid_map", map) < 0)
-		return -errno;
-	return 0;
+	return userns_map_self(uid, gid, NULL);
 }
 
 /*

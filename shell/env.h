@@ -32,6 +32,8 @@ struct env_opts {
 
 /* Build it.  *ret is NULL-terminated; free with env_free.  0 or -errno. */
 int env_build(const struct env_opts *o, char ***ret);
+/* Wipe (it may hold secrets) and free a NULL-terminated vector of
+ * entries: env_build's, or secret_read's. */
 void env_free(char **v);
 
 /* Would the caller's variable `name` pass env.pass? */

@@ -18,6 +18,7 @@
 
 #include "init.h"
 #include "log.h"
+#include "session.h"
 #include "util.h"
 
 /* Forwarded to the inner.  SIGWINCH is the pty's business; SIGKILL and
@@ -52,16 +53,6 @@ init_prepare(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
-static int
-shell_status(int st)
-{
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return 127;
-}
-
 static void
 forward(pid_t inner, int sig)
 {
@@ -89,7 +80,7 @@ reap(pid_t inner, int *ret_status)
 		if (p <= 0)
 			break;
 		if (p == inner) {
-			*ret_status = shell_status(st);
+			*ret_status = session_shell_status(st);
 			found = 1;
 		}
 	}
@@ -119,7 +110,7 @@ init_reap(pid_t inner)
 			if (p < 0)
 				break;
 			if (p == inner) {
-				status = shell_status(st);
+				status = session_shell_status(st);
 				break;
 			}
 		}

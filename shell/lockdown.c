@@ -31,30 +31,12 @@
 #include "lockdown.h"
 #include "log.h"
 #include "seccomp_deny.h"
+#include "userns.h"
 #include "util.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1U << 1)
 #endif
-
-/* Write all of buf to a /proc file (one write: the kernel wants that). */
-static int
-write_file(const char *path, const char *buf)
-{
-	_cleanup_close_ int fd = -1;
-	size_t len = strlen(buf);
-	ssize_t n;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, buf, len);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != len)
-		return -EIO;
-	return 0;
-}
 
 int
 lockdown_limit_userns(void)
@@ -66,7 +48,7 @@ lockdown_limit_userns(void)
 	 * user: with 1, the inner's own second-level userns is the last
 	 * one anything in the sandbox can make (ENOSPC afterwards).
 	 */
-	r = write_file("/proc/sys/user/max_user_namespaces", "1");
+	r = userns_limit_nested(1);
 	if (r < 0)
 		return log_errno(r,
 		    "cannot limit nested user namespaces "
@@ -79,23 +61,19 @@ lockdown_limit_userns(void)
 static int
 enter_userns(void)
 {
-	char map[64];
+	/* Read before the unshare: in the new namespace they are unmapped
+	 * (the overflow id) until the maps are written. */
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
+	const char *what = "";
 	int r;
 
 	if (unshare(CLONE_NEWUSER) < 0)
 		return log_errno(-errno,
 		    "cannot enter the inner user "
 		    "namespace: %m");
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	if ((r = write_file("/proc/self/uid_map", map)) < 0)
-		return log_errno(r, "inner user namespace: uid_map: %m");
-	if ((r = write_file("/proc/self/setgroups", "deny")) < 0)
-		return log_errno(r, "inner user namespace: setgroups: %m");
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	if ((r = write_file("/proc/self/gid_map", map)) < 0)
-		return log_errno(r, "inner user namespace: gid_map: %m");
+	if ((r = userns_map_self(uid, gid, &what)) < 0)
+		return log_errno(r, "inner user namespace: %s: %m", what);
 
 	/* The check bubblewrap makes: nesting must now be impossible. */
 	if (unshare(CLONE_NEWUSER) == 0)

@@ -17,6 +17,7 @@
 
 #include "log.h"
 #include "ns.h"
+#include "userns.h"
 #include "util.h"
 
 #define NS_FLAGS                                                               \
@@ -67,38 +68,16 @@ ns_spawn(int (*fn)(void *, int), void *arg, pid_t *ret_pid, int *ret_sync)
 	return 0;
 }
 
-static int
-write_file(const char *path, const char *data)
-{
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-	size_t n = strlen(data);
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, data, n) != (ssize_t)n)
-		return -errno;
-	return 0;
-}
-
 int
 ns_init_begin(int sync_fd, uid_t uid, gid_t gid)
 {
-	char buf[64];
+	const char *what = "";
 	char tag;
 	int r, fd;
 
-	/* gid_map needs setgroups denied first (user_namespaces(7)). */
-	r = write_file("/proc/self/setgroups", "deny");
+	r = userns_map_self(uid, gid, &what);
 	if (r < 0)
-		return log_errno(r, "setgroups deny: %m");
-	snprintf(buf, sizeof(buf), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	r = write_file("/proc/self/uid_map", buf);
-	if (r < 0)
-		return log_errno(r, "uid_map: %m");
-	snprintf(buf, sizeof(buf), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	r = write_file("/proc/self/gid_map", buf);
-	if (r < 0)
-		return log_errno(r, "gid_map: %m");
+		return log_errno(r, "%s: %m", what);
 	/*
 	 * From here on the outer's death kills us.  The outer may already
 	 * be gone: then "ready" fails with EPIPE or "go" never comes (EOF),

@@ -28,6 +28,7 @@
 
 #include "log.h"
 #include "pty.h"
+#include "session.h"
 #include "util.h"
 
 int
@@ -90,16 +91,6 @@ struct buf {
 	char d[16384];
 	size_t off, len;
 };
-
-static int
-shell_status(int st)
-{
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return 127;
-}
 
 static int64_t
 now_ms(void)
@@ -438,5 +429,5 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 	/* Killed because of the hangup: report it as a shell would. */
 	if (hung_up && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		return 128 + SIGHUP;
-	return shell_status(st);
+	return session_shell_status(st);
 }

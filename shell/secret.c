@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "log.h"
 #include "secret.h"
 #include "session.h"
@@ -100,24 +101,10 @@ secret_read(const struct aisb_policy *p, uid_t uid, char ***ret)
 	for (i = 0; i < p->env.nsecrets; i++) {
 		r = read_one(&p->env.secrets[i], uid, &v[i]);
 		if (r < 0) {
-			secret_free(v);
+			env_free(v);
 			return r;
 		}
 	}
 	*ret = v;
 	return 0;
-}
-
-void
-secret_free(char **v)
-{
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; v[i]; i++) {
-		explicit_bzero(v[i], strlen(v[i]));
-		free(v[i]);
-	}
-	free(v);
 }

@@ -15,12 +15,10 @@
  * Read every env.secret of p.  The file must be a regular file owned by
  * root or uid, not accessible by other, not a symlink, at most
  * SECRET_MAX bytes, without NUL; one trailing newline is dropped.
- * *ret is a NULL-terminated vector of "NAME=value" (free it with
- * secret_free).  0, or -SESSION_EPOLICY (logged, names the file).
+ * *ret is a NULL-terminated vector of "NAME=value", environment entries
+ * like env_build's (wipe and free it with env_free).  0, or
+ * -SESSION_EPOLICY (logged, names the file).
  */
 int secret_read(const struct aisb_policy *p, uid_t uid, char ***ret);
-
-/* Wipe and free. */
-void secret_free(char **v);
 
 #endif

@@ -364,7 +364,7 @@ session_run(struct session *s, const struct aisb_args *a)
 		};
 
 		r = env_build(&eo, &s->envp);
-		secret_free(secrets);
+		env_free(secrets);
 		if (r < 0)
 			return log_errno(r, "environment: %m"), AISB_EX_HOST;
 	}

@@ -1,11 +1,13 @@
 /*
  * session.h: names shared by the session's own files (session.c, ns.c,
- * mount.c, project.c, env.c, etc.c, secret.c, slog.c, form.c).
+ * mount.c, project.c, env.c, etc.c, secret.c, slog.c, form.c, init.c,
+ * pty.c).
  */
 #ifndef AISB_SESSION_H
 #define AISB_SESSION_H
 
 #include <errno.h>
+#include <sys/wait.h>
 
 #include "aisb.h"
 
@@ -21,6 +23,18 @@ static inline int
 session_exit_code(int r)
 {
 	return r == -SESSION_EPOLICY ? AISB_EX_CONFIG : AISB_EX_HOST;
+}
+
+/* A waitpid status as a shell reports it: the exit code, or 128+N for
+ * signal N. */
+static inline int
+session_shell_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 127;
 }
 
 #endif

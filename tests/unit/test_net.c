@@ -34,6 +34,7 @@
 #include "log.h"
 #include "net.h"
 #include "policy.h"
+#include "userns.h"
 
 #ifndef SO_ORIGINAL_DST
 #define SO_ORIGINAL_DST 80 /* linux/netfilter_ipv4.h */
@@ -41,19 +42,6 @@
 
 #define NOBODY 65534
 #define PORT_TWIN 24001 /* netnft test range 24000-24999 */
-
-static int
-write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -EIO;
-}
 
 /*
  * unshare(NEWUSER|NEWNET) and map uid and gid to themselves, as init
@@ -63,18 +51,12 @@ write_file(const char *path, const char *s)
 static int
 enter_userns(void)
 {
-	char map[64];
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
 		return -errno;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	if (write_file("/proc/self/setgroups", "deny") < 0 ||
-	    write_file("/proc/self/uid_map", map) < 0)
-		return -EPERM;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	if (write_file("/proc/self/gid_map", map) < 0)
+	if (userns_map_self(uid, gid, NULL) < 0)
 		return -EPERM;
 	capng_get_caps_process();
 	capng_update(CAPNG_ADD, CAPNG_INHERITABLE, CAP_NET_ADMIN);

@@ -185,7 +185,7 @@ TEST(secret)
 	put_file("tok", "abc\n", 0600);
 	is_int(secret_read(&p, getuid(), &v), 0, "a 0600 secret reads");
 	is_str(v ? v[0] : NULL, "TOK=abc", "one trailing newline dropped");
-	secret_free(v);
+	env_free(v);
 	put_file("tok", "abc", 0604);
 	is_int(secret_read(&p, getuid(), &v), -SESSION_EPOLICY,
 	    "readable by other: refused");
@@ -193,7 +193,7 @@ TEST(secret)
 	is_int(secret_read(&p, 4242, &v), getuid() == 0 ? 0 : -SESSION_EPOLICY,
 	    "owned by root or the agent only");
 	if (getuid() == 0)
-		secret_free(v);
+		env_free(v);
 	put_file("tok", "a\0b", 0600);
 	{
 		int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
