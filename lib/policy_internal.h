@@ -38,12 +38,96 @@ int policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
     char **buf, size_t *len, struct policy_errs *errs);
 
 /*
+ * The keys (policy_key.c): the table of every key aisb.conf(5) knows.
+ * PK_TSECTION is a titled section (env.secret NAME { ... }).
+ */
+enum { PK_SCALAR, PK_LIST, PK_SECTION, PK_TSECTION };
+
+/* The kinds of value; each has its check in policy_value.c. */
+enum policy_kind {
+	PV_NONE, /* a section: no value */
+	PV_PATH, /* absolute path */
+	PV_PATHX, /* absolute path, %u and %h expanded */
+	PV_GLOBX, /* the same, glob characters allowed */
+	PV_HOMEPATH, /* PV_PATHX or "tmpfs" */
+	PV_RELPATH, /* relative to the project */
+	PV_HOSTNAME,
+	PV_AGENT, /* user name or @group */
+	PV_BOOL,
+	PV_SIZE, /* bytes, K/M/G/T suffix */
+	PV_TMPSIZE, /* a size of at least 1M */
+	PV_COUNT,
+	PV_PIDS,
+	PV_NOFILE,
+	PV_TIMEOUT, /* seconds */
+	PV_PCT, /* "200%" */
+	PV_PORT,
+	PV_HOSTRULE, /* "host" or "host:22,443" */
+	PV_CIDR,
+	PV_ENVGLOB, /* environment name or glob */
+	PV_ENVSET, /* NAME=value */
+	PV_NETMODE,
+	PV_ENFORCE,
+	PV_RESOLVER, /* "", ADDR, ADDR:PORT or [V6]:PORT */
+	PV_SERVICE, /* PAM service name */
+};
+
+struct policy_keydef {
+	const char *key; /* dotted */
+	int type; /* PK_* */
+	enum policy_kind kind;
+	const char *def; /* scalar default (NULL: required/none) */
+	const char *const *defl; /* list default, NULL-terminated */
+};
+
+extern const struct policy_keydef policy_key_table[];
+extern const size_t policy_key_count;
+
+/* The entry of a dotted key ("env.secret.NAME.file" too); NULL if unknown. */
+const struct policy_keydef *policy_key_find(const char *dotted);
+/* What a dotted key is (PK_*); -1 if unknown. */
+int policy_key_kind(const char *dotted);
+
+/*
+ * The parse state of one policy (policy_parse.c): one libconfuse state
+ * that every file is parsed into, in order, and the origin of each
+ * value.  policy.c builds the policy from it.
+ */
+struct cfg_t;
+struct cfg_opt_t;
+struct policy_assign;
+
+struct policy_slot { /* element origins of one libconfuse option */
+	const struct cfg_opt_t *opt;
+	char **org;
+	size_t n;
+};
+
+struct policy_parse {
+	struct cfg_t *cfg;
+	const char *user, *home;
+	struct policy_errs *errs;
+	const char *fname; /* file being parsed */
+	struct policy_lexctx *lx; /* its pre-scan */
+	bool failed; /* a file failed to parse */
+	bool allow_dollar;
+	struct policy_slot *slots;
+	size_t nslots;
+	struct policy_assign *asg; /* where each key was last assigned */
+	size_t nasg;
+	char **files;
+	size_t nfiles;
+	char *scratch; /* canonical value for libconfuse */
+	char why[160]; /* dynamic reason text */
+	struct aisb_policy *p; /* being built (policy_build) */
+	struct policy_prov *prov;
+};
+
+/*
  * The parse of one file's text, shared by policy_load() and the
  * fuzzer: no trust checks.  name is what messages call the file.
  * Calls may be repeated on the same state to merge files.
  */
-struct policy_parse;
-
 struct policy_parse *policy_parse_new(
     const char *user, const char *home, struct policy_errs *errs);
 /*
@@ -58,6 +142,42 @@ int policy_parse_text(
 int policy_parse_finish(struct policy_parse *ps, struct aisb_policy **ret);
 void policy_parse_free(struct policy_parse *ps);
 
+/* The element origins of opt (created empty if new); NULL: no memory. */
+struct policy_slot *policy_parse_slot(
+    struct policy_parse *ps, const struct cfg_opt_t *opt);
+/* "FILE:LINE" where a dotted key was last assigned, or NULL. */
+const char *policy_parse_assigned(
+    const struct policy_parse *ps, const char *key);
+
+/*
+ * policy.c: the defaults, each key converted into the policy with its
+ * origin, the secrets, the cross-key checks and the hash.  Called by
+ * policy_parse_finish() once every file parsed cleanly.
+ */
+int policy_build(struct policy_parse *ps, struct aisb_policy **ret);
+
+/*
+ * The value checks (policy_value.c).  policy_value_check() checks one
+ * value of kind k as written; on success *out is the canonical text
+ * (malloc) that libconfuse stores and policy_build() converts without
+ * further errors, else *why says what is wrong (-EINVAL) or -ENOMEM.
+ * It expands %u and %h from ps (and may build *why in ps->why).
+ */
+int policy_value_check(struct policy_parse *ps, enum policy_kind k,
+    const char *in, char **out, const char **why);
+/* The converters, shared with policy_build(): 0 or -EINVAL with *why. */
+int policy_value_size(const char *in, uint64_t *v, const char **why);
+int policy_value_port(const char *in, uint16_t *port, const char **why);
+int policy_value_bool(const char *in, bool *b); /* "true" or "false" */
+/* host: HOST_MAX + 1 bytes; ports: room for 32. */
+int policy_value_hostrule(const char *in, char *host, uint16_t *ports,
+    size_t *nports, const char **why);
+/* canon: the canonical spelling; family 0 for "" (host resolver). */
+int policy_value_resolver(const char *in, int *family, uint8_t addr[16],
+    uint16_t *port, char *canon, size_t clen, const char **why);
+/* [A-Za-z_][A-Za-z0-9_]*, with * and ? when glob. */
+bool policy_value_env_name(const char *s, bool glob);
+
 /*
  * Parse a buffer as the only config file, no trust checks: the fuzz
  * entry point and the unit tests' way to test values.
@@ -65,10 +185,6 @@ void policy_parse_free(struct policy_parse *ps);
 int policy_load_buf(const char *name, const char *text, size_t len,
     const char *user, const char *home, struct aisb_policy **ret,
     struct policy_errs *errs);
-
-/* What a dotted key is (policy.c's key table); -1 if unknown. */
-enum { PK_SCALAR, PK_LIST, PK_SECTION, PK_TSECTION };
-int policy_key_kind(const char *dotted);
 
 /*
  * The pre-scan (policy_lex.c) of one file before libconfuse sees it:
@@ -98,8 +214,8 @@ size_t policy_lex(
 bool policy_lex_bad_line(const struct policy_lexctx *lx, int line);
 
 /*
- * Provenance (policy.c): the origin of each key and of each list
- * element, and the files read.
+ * Provenance (built by policy.c): the origin of each key and of each
+ * list element, and the files read.
  */
 struct policy_origin_ent {
 	char *key; /* dotted key */
