@@ -574,7 +574,7 @@ chown_set(int dfd, const char *const *files, uid_t uid, gid_t gid)
 }
 
 /* v2: enable each of memory, pids, cpu that dfd's cgroup.controllers
- * lists, for dfd's children.  Missing ones are left for limits_setup to
+ * lists, for dfd's children.  Missing ones are left for sesslimits_setup to
  * report: a login must not fail because the host lacks one. */
 static void
 enable_controllers(int dfd)

@@ -31,7 +31,7 @@
 #define _GNU_SOURCE /* asprintf */
 #include <confuse.h>
 #include <errno.h>
-#include <linux/limits.h> /* PATH_MAX; <limits.h> is shadowed by shell/limits.h in the fuzz build */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

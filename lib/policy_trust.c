@@ -14,7 +14,7 @@
 #define _GNU_SOURCE /* asprintf, vasprintf */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/limits.h> /* PATH_MAX; <limits.h> is shadowed by shell/limits.h in the fuzz build */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -46,7 +46,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
-#include <linux/limits.h> /* PATH_MAX (-Ishell would find shell/limits.h) */
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>

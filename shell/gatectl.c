@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <linux/limits.h> /* PATH_MAX; -Ishell shadows <limits.h> */
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>

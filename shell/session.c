@@ -29,7 +29,6 @@
 #include "form.h"
 #include "gatectl.h"
 #include "init.h"
-#include "limits.h"
 #include "lockdown.h"
 #include "log.h"
 #include "mount.h"
@@ -40,6 +39,7 @@
 #include "pty.h"
 #include "secret.h"
 #include "session.h"
+#include "sesslimits.h"
 #include "slog.h"
 #include "util.h"
 
@@ -80,7 +80,7 @@ inner_main(struct session *s, int slave)
 		log_errno(r, "pty: %m");
 		_exit(AISB_EX_HOST);
 	}
-	if ((r = limits_rlimits(s->pol)) < 0) {
+	if ((r = sesslimits_rlimits(s->pol)) < 0) {
 		log_errno(r, "rlimits: %m");
 		_exit(AISB_EX_HOST);
 	}
@@ -307,7 +307,7 @@ reap_failed_init(pid_t pid)
 static int
 session_run(struct session *s, const struct aisb_args *a)
 {
-	struct limits_state *lim = NULL;
+	struct sesslimits_state *lim = NULL;
 	char **secrets = NULL;
 	int sync_fd = -1, master = -1, timed_out = 0, status, r;
 	pid_t init = -1, gate = -1;
@@ -369,11 +369,11 @@ session_run(struct session *s, const struct aisb_args *a)
 			return log_errno(r, "environment: %m"), AISB_EX_HOST;
 	}
 	s->tty = isatty(0) && isatty(1);
-	if (limits_setup(s->pol, s->id, &lim) < 0)
+	if (sesslimits_setup(s->pol, s->id, &lim) < 0)
 		return AISB_EX_HOST;
 	if (s->pol->net.mode == AISB_NET_GATED &&
 	    gatectl_spawn(a, s->pol, s->id, &gate, &s->gate_fd) < 0) {
-		limits_teardown(lim);
+		sesslimits_teardown(lim);
 		return AISB_EX_HOST;
 	}
 	slog_start(&(struct slog_start){
@@ -394,7 +394,7 @@ session_run(struct session *s, const struct aisb_args *a)
 		status = AISB_EX_HOST;
 		goto done;
 	}
-	if (limits_attach(lim, init) < 0) {
+	if (sesslimits_attach(lim, init) < 0) {
 		kill(init, SIGKILL);
 		reap_failed_init(init);
 		status = AISB_EX_HOST;
@@ -416,15 +416,15 @@ session_run(struct session *s, const struct aisb_args *a)
 	if (master >= 0)
 		close(master);
 	if (timed_out)
-		status = limits_timeout_status(s->pol);
+		status = sesslimits_timeout_status(s->pol);
 done:
-	oom = lim && limits_oom_report(lim, s->pol);
+	oom = lim && sesslimits_oom_report(lim, s->pol);
 	/* Stops the gate; if it had died during the session, the session
 	 * log says so (the sandbox then had no egress). */
 	if (gate > 0)
 		(void)gatectl_stop(gate);
 	slog_end(s->id, status, now() - t0, timed_out, oom);
-	limits_teardown(lim);
+	sesslimits_teardown(lim);
 	return status;
 }
 

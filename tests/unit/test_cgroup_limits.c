@@ -1,10 +1,10 @@
 /*
- * test_cgroup_limits.c: the session cgroup of shell/limits.c on this
+ * test_cgroup_limits.c: the session cgroup of shell/sesslimits.c on this
  * host's real cgroups.  As root, a child is delegated a cgroup
  * (lib/cgroup.c, as pam_aisb does), drops to an unprivileged uid and
- * plays the outer of aisb-shell: limits_setup, fork a stand-in for init,
- * limits_attach, then a memory hog is OOM-killed at the limit, a fork
- * loop stops at pids.max, and limits_teardown leaves nothing behind.
+ * plays the outer of aisb-shell: sesslimits_setup, fork a stand-in for init,
+ * sesslimits_attach, then a memory hog is OOM-killed at the limit, a fork
+ * loop stops at pids.max, and sesslimits_teardown leaves nothing behind.
  * Strict mode without delegation refuses with one line; best-effort
  * starts.  The end-to-end versions with aisb-shell are tests/limits/.
  */
@@ -25,8 +25,8 @@
 
 #include "tap.h"
 #include "cgroup.h"
-#include "limits.h"
 #include "policy.h"
+#include "sesslimits.h"
 
 #define TUID 26902
 #define TGID 26902
@@ -132,14 +132,14 @@ count_lines(const char *s)
 static void
 undelegated(const char *key)
 {
-	struct limits_state *st = NULL;
+	struct sesslimits_state *st = NULL;
 	char buf[4096];
 	int saved, rd, r;
 
 	(void)key;
 	policy_set(AISB_ENFORCE_STRICT);
 	rd = stderr_to(&saved);
-	r = limits_setup(&pol, "t1", &st);
+	r = sesslimits_setup(&pol, "t1", &st);
 	stderr_back(saved, rd, buf, sizeof(buf));
 	is_int(r, -EOPNOTSUPP, "strict, no delegated cgroup: refused");
 	ok(count_lines(buf) == 1 &&
@@ -152,7 +152,7 @@ undelegated(const char *key)
 
 	policy_set(AISB_ENFORCE_BEST_EFFORT);
 	rd = stderr_to(&saved);
-	r = limits_setup(&pol, "t2", &st);
+	r = sesslimits_setup(&pol, "t2", &st);
 	stderr_back(saved, rd, buf, sizeof(buf));
 	is_int(r, 0, "best-effort, no delegated cgroup: starts");
 	ok(count_lines(buf) == 3 &&
@@ -162,13 +162,13 @@ undelegated(const char *key)
 	        strstr(buf, "limits.pids = 16 not enforced") &&
 	        strstr(buf, "limits.cpu = \"50%\" not enforced"),
 	    "best-effort logs each limit not enforced");
-	limits_teardown(st);
+	sesslimits_teardown(st);
 
 	pol.limits.memory = pol.limits.pids = pol.limits.cpu = 0;
 	pol.limits.enforce = AISB_ENFORCE_STRICT;
-	r = limits_setup(&pol, "t3", &st);
+	r = sesslimits_setup(&pol, "t3", &st);
 	is_int(r, 0, "strict without cgroup limits and no delegation: starts");
-	limits_teardown(st);
+	sesslimits_teardown(st);
 }
 
 static int
@@ -259,7 +259,7 @@ sleeper(void)
 static void
 delegated(const char *key)
 {
-	struct limits_state *st = NULL;
+	struct sesslimits_state *st = NULL;
 	int go, sfd, status, r;
 	enum cgroup_ctl c;
 	pid_t pid;
@@ -284,8 +284,8 @@ delegated(const char *key)
 		}
 	}
 	policy_set(AISB_ENFORCE_STRICT);
-	r = limits_setup(&pol, "u1", &st);
-	is_int(r, 0, "strict, delegated: limits_setup");
+	r = sesslimits_setup(&pol, "u1", &st);
+	is_int(r, 0, "strict, delegated: sesslimits_setup");
 	if (r < 0)
 		return;
 	for (c = CGROUP_MEMORY; c <= CGROUP_CPU; c++) {
@@ -322,18 +322,18 @@ delegated(const char *key)
 	}
 
 	pid = spawn(&go, hog);
-	is_int(limits_attach(st, pid), 0, "limits_attach");
-	ok(!limits_oom_happened(st), "no OOM reported before the hog runs");
+	is_int(sesslimits_attach(st, pid), 0, "sesslimits_attach");
+	ok(!sesslimits_oom_happened(st), "no OOM reported before the hog runs");
 	if (write(go, "x", 1) != 1)
 		abort();
 	close(go);
 	waitpid(pid, &status, 0);
 	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 	    "a 256M hog under a 32M limit is killed (status %d)", status);
-	ok(limits_oom_happened(st), "limits_oom_happened reports it");
+	ok(sesslimits_oom_happened(st), "sesslimits_oom_happened reports it");
 
 	pid = spawn(&go, forker);
-	limits_attach(st, pid);
+	sesslimits_attach(st, pid);
 	if (write(go, "x", 1) != 1)
 		abort();
 	close(go);
@@ -350,11 +350,11 @@ delegated(const char *key)
 	    "cgroup, can still fork");
 
 	pid = spawn(&go, sleeper);
-	limits_attach(st, pid);
-	limits_teardown(st);
+	sesslimits_attach(st, pid);
+	sesslimits_teardown(st);
 	waitpid(pid, &status, 0);
 	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-	    "limits_teardown kills what is left in the session");
+	    "sesslimits_teardown kills what is left in the session");
 	close(go);
 	for (c = CGROUP_MEMORY; c < CGROUP_NCTL; c++) {
 		if (host.mode == CGROUP_V2 && c > 0)
@@ -370,7 +370,7 @@ delegated(const char *key)
 }
 
 /*
- * The v2 code of limits.c on a v1 host: cgroup2 carries no controller
+ * The v2 code of sesslimits.c on a v1 host: cgroup2 carries no controller
  * here, but mounted over /sys/fs/cgroup in a private mount namespace it
  * makes the host look unified.  Strict mode must then name the
  * controller that is not delegated; best-effort still makes the session
@@ -379,7 +379,7 @@ delegated(const char *key)
 static void
 v2_session(const char *key)
 {
-	struct limits_state *st = NULL;
+	struct sesslimits_state *st = NULL;
 	char buf[4096], cg[512], want[256];
 	int saved, rd, r, status, go;
 	char *p;
@@ -387,7 +387,7 @@ v2_session(const char *key)
 
 	policy_set(AISB_ENFORCE_STRICT);
 	rd = stderr_to(&saved);
-	r = limits_setup(&pol, "v2", &st);
+	r = sesslimits_setup(&pol, "v2", &st);
 	stderr_back(saved, rd, buf, sizeof(buf));
 	is_int(r, -EOPNOTSUPP, "v2, controllers not delegated: strict refuses");
 	ok(count_lines(buf) == 1 &&
@@ -399,22 +399,22 @@ v2_session(const char *key)
 
 	policy_set(AISB_ENFORCE_BEST_EFFORT);
 	rd = stderr_to(&saved);
-	r = limits_setup(&pol, "v2", &st);
+	r = sesslimits_setup(&pol, "v2", &st);
 	stderr_back(saved, rd, buf, sizeof(buf));
 	is_int(r, 0, "v2, best-effort: starts");
 	is_int(count_lines(buf), 3, "v2, best-effort: one warning per limit");
 	pid = spawn(&go, sleeper);
-	is_int(limits_attach(st, pid), 0, "v2: limits_attach");
+	is_int(sesslimits_attach(st, pid), 0, "v2: sesslimits_attach");
 	snprintf(want, sizeof(want), "%s/session-v2", key + 3);
 	p = NULL;
 	cgroup_path_of(&host, CGROUP_MEMORY, pid, &p);
 	snprintf(buf, sizeof(buf), "%s", p ? p : "(none)");
 	free(p);
 	is_str(buf, want, "v2: init moved into the session cgroup");
-	limits_teardown(st);
+	sesslimits_teardown(st);
 	waitpid(pid, &status, 0);
 	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-	    "v2: limits_teardown kills what is left (cgroup.kill)");
+	    "v2: sesslimits_teardown kills what is left (cgroup.kill)");
 	close(go);
 	snprintf(cg, sizeof(cg), "/sys/fs/cgroup/%s/session-v2", key + 3);
 	ok(access(cg, F_OK) < 0 && errno == ENOENT,

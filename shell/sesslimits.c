@@ -1,5 +1,5 @@
 /*
- * limits.c: resource limits of a session.  docs/limits.md explains the
+ * sesslimits.c: resource limits of a session.  docs/limits.md explains the
  * mechanism of each limit; this file is the outer's and the inner's
  * side of it:
  *
@@ -11,7 +11,7 @@
  *                      cpu.cfs_quota_us/cfs_period_us);
  *   nofile, fsize      rlimits set by the inner just before exec, with
  *                      RLIMIT_CORE = 0 always;
- *   timeout            pty_outer_wait kills init; limits_timeout_status
+ *   timeout            pty_outer_wait kills init; sesslimits_timeout_status
  *                      says so and gives the exit status.
  *
  * The delegated cgroup is found, never assumed: it is the topmost
@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 
 #include "cgroup.h"
-#include "limits.h"
+#include "sesslimits.h"
 #include "log.h"
 #include "util.h"
 
@@ -47,7 +47,7 @@ struct lim_cg {
 	const char *fix;
 };
 
-struct limits_state {
+struct sesslimits_state {
 	struct cgroup_host host;
 	struct lim_cg cg[CGROUP_NCTL];
 	int n;
@@ -115,7 +115,7 @@ wanted(const struct aisb_policy *p, enum cgroup_ctl c)
  * -EOPNOTSUPP (exit 77).  Best-effort: a warning, 0.
  */
 static int
-refuse(const struct limits_state *st, const struct aisb_policy *p,
+refuse(const struct sesslimits_state *st, const struct aisb_policy *p,
     enum cgroup_ctl c, const char *why, const char *fix)
 {
 	char lim[64];
@@ -259,8 +259,8 @@ put(struct lim_cg *g, const char *file, const char *val, char *why, size_t len)
 
 /* Write the limit of controller c into the session cgroup of g. */
 static int
-apply(struct limits_state *st, struct lim_cg *g, const struct aisb_policy *p,
-    enum cgroup_ctl c, char *why, size_t len)
+apply(struct sesslimits_state *st, struct lim_cg *g,
+    const struct aisb_policy *p, enum cgroup_ctl c, char *why, size_t len)
 {
 	bool v2 = st->host.mode == CGROUP_V2;
 	char val[64];
@@ -321,7 +321,7 @@ apply(struct limits_state *st, struct lim_cg *g, const struct aisb_policy *p,
 
 /* Find the delegated cgroup of g's hierarchy and make our child there. */
 static void
-open_session(struct limits_state *st, struct lim_cg *g, enum cgroup_ctl c)
+open_session(struct sesslimits_state *st, struct lim_cg *g, enum cgroup_ctl c)
 {
 	int r;
 
@@ -354,10 +354,10 @@ open_session(struct limits_state *st, struct lim_cg *g, enum cgroup_ctl c)
 }
 
 int
-limits_setup(const struct aisb_policy *p, const char *session_id,
-    struct limits_state **ret)
+sesslimits_setup(const struct aisb_policy *p, const char *session_id,
+    struct sesslimits_state **ret)
 {
-	struct limits_state *st;
+	struct sesslimits_state *st;
 	int c, i, r;
 
 	st = calloc(1, sizeof(*st));
@@ -435,7 +435,7 @@ limits_setup(const struct aisb_policy *p, const char *session_id,
 			    g->dpath, st->name);
 		}
 		if (r < 0) {
-			limits_teardown(st);
+			sesslimits_teardown(st);
 			return r;
 		}
 	}
@@ -444,7 +444,7 @@ limits_setup(const struct aisb_policy *p, const char *session_id,
 }
 
 int
-limits_attach(struct limits_state *st, pid_t pid)
+sesslimits_attach(struct sesslimits_state *st, pid_t pid)
 {
 	char val[16];
 	int i, r;
@@ -491,7 +491,7 @@ cap_rlimit(int res, uint64_t v, const char *key)
 }
 
 int
-limits_rlimits(const struct aisb_policy *p)
+sesslimits_rlimits(const struct aisb_policy *p)
 {
 	struct rlimit core = {0, 0};
 	int r;
@@ -509,7 +509,7 @@ limits_rlimits(const struct aisb_policy *p)
 }
 
 bool
-limits_oom_happened(struct limits_state *st)
+sesslimits_oom_happened(struct sesslimits_state *st)
 {
 	unsigned long long n = 0;
 	int i, r;
@@ -539,11 +539,11 @@ limits_oom_happened(struct limits_state *st)
 }
 
 bool
-limits_oom_report(struct limits_state *st, const struct aisb_policy *p)
+sesslimits_oom_report(struct sesslimits_state *st, const struct aisb_policy *p)
 {
 	char v[32];
 
-	if (!limits_oom_happened(st))
+	if (!sesslimits_oom_happened(st))
 		return false;
 	fmt_size(p->limits.memory, v, sizeof(v));
 	log_err("memory limit reached (limits.memory = %s): the kernel killed "
@@ -553,16 +553,16 @@ limits_oom_report(struct limits_state *st, const struct aisb_policy *p)
 }
 
 int
-limits_timeout_status(const struct aisb_policy *p)
+sesslimits_timeout_status(const struct aisb_policy *p)
 {
 	log_err("limits.timeout = %" PRIu64 " reached: the sandbox was "
 	        "killed (exit status %d)",
-	    p->limits.timeout, LIMITS_EX_TIMEOUT);
-	return LIMITS_EX_TIMEOUT;
+	    p->limits.timeout, SESSLIMITS_EX_TIMEOUT);
+	return SESSLIMITS_EX_TIMEOUT;
 }
 
 void
-limits_teardown(struct limits_state *st)
+sesslimits_teardown(struct sesslimits_state *st)
 {
 	int i, r;
 

@@ -1,9 +1,9 @@
 /*
- * limits.h: resource limits of a session (cgroup + rlimits + timeout).
+ * sesslimits.h: resource limits of a session (cgroup + rlimits + timeout).
  * docs/limits.md: mechanism of each limit, v1/v2, strict/best-effort.
  */
-#ifndef AISB_LIMITS_H
-#define AISB_LIMITS_H
+#ifndef AISB_SESSLIMITS_H
+#define AISB_SESSLIMITS_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -11,9 +11,9 @@
 #include "policy.h"
 
 /* Exit status of a session killed by limits.timeout (as timeout(1)). */
-#define LIMITS_EX_TIMEOUT 124
+#define SESSLIMITS_EX_TIMEOUT 124
 
-struct limits_state;
+struct sesslimits_state;
 
 /*
  * Outer, before clone: find the delegated cgroup the outer sits in
@@ -26,40 +26,41 @@ struct limits_state;
  * cgroup limit configured the session cgroup is still made when a
  * delegated one exists (it is how teardown finds every process).
  */
-int limits_setup(const struct aisb_policy *p, const char *session_id,
-    struct limits_state **ret);
+int sesslimits_setup(const struct aisb_policy *p, const char *session_id,
+    struct sesslimits_state **ret);
 
 /*
  * Outer, after clone and before "go": move pid (init) into the session
  * cgroup(s); its descendants inherit them.  0 or -errno (logged).
  */
-int limits_attach(struct limits_state *st, pid_t pid);
+int sesslimits_attach(struct sesslimits_state *st, pid_t pid);
 
 /*
  * Inner, before exec: RLIMIT_CORE = 0 always, RLIMIT_NOFILE and
  * RLIMIT_FSIZE when set.  su and login reset rlimits, so PAM's are never
  * assumed.  0 or -errno (logged; strict: the session must not start).
  */
-int limits_rlimits(const struct aisb_policy *p);
+int sesslimits_rlimits(const struct aisb_policy *p);
 
 /* Outer, after the session: did the memory limit kill something? */
-bool limits_oom_happened(struct limits_state *st);
+bool sesslimits_oom_happened(struct sesslimits_state *st);
 
 /*
  * Outer, after init was reaped: when the memory limit killed something,
  * log (syslog and stderr) one line "memory limit reached ...".  Returns
  * whether it did.
  */
-bool limits_oom_report(struct limits_state *st, const struct aisb_policy *p);
+bool sesslimits_oom_report(
+    struct sesslimits_state *st, const struct aisb_policy *p);
 
 /*
  * Outer, when pty_outer_wait reports timed_out: log the one line the
- * caller sees and return the exit status (LIMITS_EX_TIMEOUT).
+ * caller sees and return the exit status (SESSLIMITS_EX_TIMEOUT).
  */
-int limits_timeout_status(const struct aisb_policy *p);
+int sesslimits_timeout_status(const struct aisb_policy *p);
 
 /* Outer, at the end: kill what is left, remove the cgroup(s), free.
  * NULL is fine. */
-void limits_teardown(struct limits_state *st);
+void sesslimits_teardown(struct sesslimits_state *st);
 
 #endif
