@@ -53,6 +53,7 @@
 #include "log.h"
 #include "loginshell.h"
 #include "net.h"
+#include "nft.h"
 #include "policy.h"
 #include "userns.h"
 #include "util.h"
@@ -65,7 +66,7 @@
 #define PROBE_ADDR "198.18.0.1"
 #define PROBE_PORT 443
 #define PROBE_CAPTURE_MS 2000
-/* Above net.c's netlink timeouts plus the capture wait. */
+/* Above netlink.c's timeouts plus the capture wait. */
 #define PROBE_TIMEOUT_MS 15000
 
 #ifndef SO_ORIGINAL_DST
@@ -195,7 +196,7 @@ child_capture(void)
  * What init does for the session's network, in the order it does it
  * (session.c): lo up, then for network.mode "gated" the synthetic route
  * and table inet aisb (applied in one batch and read back), then
- * net_nft_verify's read-back on a netlink socket of its own.  With
+ * nft_verify's read-back on a netlink socket of its own.  With
  * network.transparent the capture is tried for real too.
  */
 static int
@@ -205,7 +206,7 @@ child_net(const struct aisb_policy *p)
 
 	if ((r = net_lo_up()) < 0 || p->net.mode != AISB_NET_GATED)
 		return r;
-	if ((r = net_gated_setup(p)) < 0 || (r = net_nft_verify(p)) < 0)
+	if ((r = net_gated_setup(p)) < 0 || (r = nft_verify(p)) < 0)
 		return r;
 	return p->net.transparent ? child_capture() : 0;
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The capture path: tools that ignore proxy variables resolve through the
-# stub, connect to the synthetic address, nftables (shell/net.c, the
+# stub, connect to the synthetic address, nftables (shell/nft.c, the
 # session's own setup) redirects to the capture port, and the gate maps
 # the address back to the name and decides as for CONNECT.
 # shellcheck source=tests/lib/tap.sh

@@ -2,7 +2,7 @@
 # shellcheck disable=SC2016 # inner shells expand their own variables
 # End to end: from inside real aisb-shell sessions (gated mode) against
 # the test internet.  The session starts the gate (gatectl_spawn), init
-# sets up lo, the route and nftables (net.c) and hands the gate its
+# sets up lo, the route and nftables (net.c, nft.c) and hands the gate its
 # sockets; the inner gets the proxy variables and a resolv.conf naming
 # the stub.
 # shellcheck source=tests/lib/tap.sh

@@ -30,6 +30,8 @@
 
 #include "../../shell/gatectl.c"
 #include "../../shell/net.c"
+#include "../../shell/netlink.c"
+#include "../../shell/nft.c"
 
 static int
 lo_up(void)

@@ -1,9 +1,9 @@
 #!/bin/bash
-# From inside gated aisb-shell sessions (shell/net.c as the session runs
-# it): the netns has only lo and `table inet aisb`; nothing reaches the test
-# internet directly (TCP to an origin's real address, UDP to its DNS, v6,
-# raw sockets, ping) while the proxy and the capture path do; the ruleset
-# cannot be changed from inside.  The ruleset is read from outside with
+# From inside gated aisb-shell sessions (shell/net.c and shell/nft.c as
+# the session runs them): the netns has only lo and `table inet aisb`;
+# nothing reaches the test internet directly (TCP to an origin's real
+# address, UDP to its DNS, v6, raw sockets, ping) while the proxy and the
+# capture path do; the ruleset cannot be changed from inside.  The ruleset is read from outside with
 # nsenter into the session's netns.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"

@@ -1,12 +1,13 @@
 /*
- * test_net.c: shell/net.c in a real, rootless network namespace.
+ * test_net.c: shell/net.c and shell/nft.c in a real, rootless network
+ * namespace.
  *
  * A child drops to nobody (when run as root), enters a new user and
  * network namespace (as init does), brings lo up and installs the gated
  * ruleset, then checks what the ruleset does with real sockets: the
  * capture redirect and SO_ORIGINAL_DST, loopback still working, and
  * everything else failing.  Then it tampers with the ruleset through
- * nft(8) and checks that net_nft_verify() notices.  Nothing leaves the
+ * nft(8) and checks that nft_verify() notices.  Nothing leaves the
  * child's own netns: the only interfaces are lo and a dummy device.
  */
 #define _GNU_SOURCE
@@ -33,6 +34,7 @@
 #include "aisb.h"
 #include "log.h"
 #include "net.h"
+#include "nft.h"
 #include "policy.h"
 #include "userns.h"
 
@@ -186,7 +188,7 @@ TEST(setup)
 	    "nftables batch, every ACK read, read back");
 	t1 = now_ms();
 	printf("# lo up + gated setup took %.2f ms\n", t1 - t0);
-	is_int(net_nft_verify(&pol), 0, "net_nft_verify: ruleset matches");
+	is_int(nft_verify(&pol), 0, "nft_verify: ruleset matches");
 	show_ruleset();
 	ok(sh("nft list chain inet aisb capture 2>/dev/null | "
 	      "grep -q 'redirect to :3129'") == 0,
@@ -355,7 +357,7 @@ tamper(const char *cmd, const char *what)
 		ok(0, "nft %s", cmd);
 		return;
 	}
-	is_int(net_nft_verify(&pol), -EPROTO, "verify detects: %s", what);
+	is_int(nft_verify(&pol), -EPROTO, "verify detects: %s", what);
 }
 
 TEST(tamper)
@@ -374,7 +376,7 @@ TEST(tamper)
 	tamper("add chain inet aisb extra", "an extra regular chain");
 
 	if (unshare(CLONE_NEWNET) == 0 && net_lo_up() == 0)
-		is_int(net_nft_verify(&pol), -EPROTO,
+		is_int(nft_verify(&pol), -EPROTO,
 		    "verify detects: nothing installed at all");
 	else
 		ok(0, "fresh netns for the empty case");
@@ -392,8 +394,8 @@ TEST(not_transparent)
 		return;
 	}
 	is_int(net_gated_setup(&p), 0, "setup with transparent = false");
-	is_int(net_nft_verify(&p), 0, "its read-back matches");
-	is_int(net_nft_verify(&pol), -EPROTO,
+	is_int(nft_verify(&p), 0, "its read-back matches");
+	is_int(nft_verify(&pol), -EPROTO,
 	    "and differs from the transparent ruleset");
 	ok(sh("nft list table inet aisb | grep -q redirect") != 0,
 	    "no redirect rule");
