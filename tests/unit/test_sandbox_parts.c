@@ -1,7 +1,7 @@
 /*
  * test_sandbox_parts.c: the pure parts of a session: the inner argv
  * (form.c), the environment (env.c), the generated /etc files (etc.c),
- * secret files (secret.c), protect entries (mount.c) and project
+ * secret files (secret.c), protect entries (projview.c) and project
  * selection (project.c, on real directories).
  */
 #define _GNU_SOURCE
@@ -17,9 +17,9 @@
 #include "etc.h"
 #include "form.h"
 #include "log.h"
-#include "mount.h"
 #include "policy.h"
 #include "project.h"
+#include "projview.h"
 #include "secret.h"
 #include "session.h"
 #include "slog.h"
@@ -218,13 +218,13 @@ TEST(secret)
 
 TEST(protect)
 {
-	ok(mount_protect_valid(".git/hooks"), ".git/hooks is valid");
-	ok(mount_protect_valid(".git/hooks/"), "a trailing / is fine");
-	ok(!mount_protect_valid("/etc"), "absolute: invalid");
-	ok(!mount_protect_valid("a/../b"), "'..': invalid");
-	ok(!mount_protect_valid("./a"), "'.': invalid");
-	ok(!mount_protect_valid("a//b"), "an empty component: invalid");
-	ok(!mount_protect_valid(""), "empty: invalid");
+	ok(projview_protect_valid(".git/hooks"), ".git/hooks is valid");
+	ok(projview_protect_valid(".git/hooks/"), "a trailing / is fine");
+	ok(!projview_protect_valid("/etc"), "absolute: invalid");
+	ok(!projview_protect_valid("a/../b"), "'..': invalid");
+	ok(!projview_protect_valid("./a"), "'.': invalid");
+	ok(!projview_protect_valid("a//b"), "an empty component: invalid");
+	ok(!projview_protect_valid(""), "empty: invalid");
 }
 
 TEST(project)
