@@ -2,7 +2,9 @@
  * conn.c: one proxied connection, from the proxy port (HTTP CONNECT and
  * absolute-URI requests) or from the capture port (nft-redirected TCP
  * to a synthetic address), through decide, lookup and connect, to the
- * relay.
+ * relay (relay.c), with a record of each decision (record.c).  The file
+ * holds one concern, a connection's life: its states, the HTTP requests
+ * that steer it, and its end.
  *
  * Relay: CONNECT and captured connections splice() both ways through a
  * pipe per direction (zero copy, edge-triggered epoll, half-close
@@ -17,7 +19,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,21 +33,8 @@
 #define SO_ORIGINAL_DST 80
 #endif
 
-/*
- * Connection records: generous, but an agent looping over refused
- * connections must not flood syslog.
- */
-static struct gate_rate rec_rate = {
-    .rate = 200, .burst = 1000, .what = "connection"};
-#define crecord(...)                                                           \
-	do {                                                                   \
-		if (gate_rate_ok(&rec_rate))                                   \
-			gate_record(__VA_ARGS__);                              \
-	} while (0)
-
 #define OBUF_MAX (HTTP_HEAD_MAX + 1024)
 #define LINGER_MS 2000
-#define SPLICE_CHUNK (1 << 16) /* a default pipe's capacity */
 
 enum conn_state {
 	ST_HEAD, /* reading a request head (proxy) */
@@ -63,20 +51,9 @@ struct conn {
 	struct ev ev_c, ev_u;
 	enum conn_state st;
 	bool dead, capture, logged;
-	int cfd, ufd;
-	int p_cu[2], p_uc[2];
-	size_t pipe_cu, pipe_uc;
-	bool c_eof, u_eof, c_shut, u_shut;
-	/*
-	 * Edge-triggered bookkeeping: a read of the socket returned EAGAIN
-	 * (dry) or a write to it could not take everything (full) since its
-	 * last event.  New data or new room brings a new event, which
-	 * clears them (conn_event); until then calling again would only
-	 * return EAGAIN.
-	 */
-	bool c_dry, u_dry, c_full, u_full;
-	/* GATE_BULK_PIPE pipes held (big_grow). */
-	bool big_cu, big_uc;
+	struct relay_sock cs, us; /* the client's and the origin's socket */
+	/* Client -> origin and back; their bytes are the record's up, down. */
+	struct relay_dir cu, uc;
 	/* Bytes carried at the last sweep, and since when none (conn_tick). */
 	unsigned long long seen;
 	uint64_t quiet_since;
@@ -98,14 +75,12 @@ struct conn {
 	char addr[INET6_ADDRSTRLEN];
 	struct resolv *rv;
 	uint64_t deadline, t0;
-	unsigned long long up, down;
 	struct conn *next;
 };
 
 static struct conn *conns;
 static size_t nconns;
 static size_t max_conns = GATE_MAX_CONNS;
-static unsigned nbig; /* pipes grown to GATE_BULK_PIPE, gate-wide */
 
 static void conn_run(struct conn *c);
 static void handle_request(struct conn *c);
@@ -133,37 +108,17 @@ kind(const struct conn *c)
 	return c->capture ? "capture" : "proxy";
 }
 
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
-}
+/* What c's records are about, for one call to record.c. */
+#define SUBJECT(c)                                                             \
+	(&(const struct record_conn){kind(c), (c)->name, (c)->port, (c)->addr})
 
-/* Give a grown pipe's slot back (the pipe is closed or shrunk). */
-static void
-big_release(bool *big)
-{
-	if (*big) {
-		*big = false;
-		nbig--;
-	}
-}
-
+/* The origin's socket and both pipes; the client's socket stays. */
 static void
 upstream_close(struct conn *c)
 {
-	big_release(&c->big_cu);
-	big_release(&c->big_uc);
-	close_fd(&c->ufd);
-	close_fd(&c->p_cu[0]);
-	close_fd(&c->p_cu[1]);
-	close_fd(&c->p_uc[0]);
-	close_fd(&c->p_uc[1]);
-	c->pipe_cu = c->pipe_uc = 0;
-	c->u_eof = c->u_shut = c->u_dry = c->u_full = false;
+	relay_dir_close(&c->cu);
+	relay_dir_close(&c->uc);
+	relay_sock_close(&c->us);
 }
 
 static void
@@ -172,10 +127,7 @@ log_close(struct conn *c)
 	if (!c->logged)
 		return;
 	c->logged = false;
-	crecord("close %s name=%s port=%u address=%s up=%llu down=%llu "
-	        "duration=%llums",
-	    kind(c), c->name, c->port, c->addr, c->up, c->down,
-	    (unsigned long long)(loop_now() - c->t0));
+	record_close(SUBJECT(c), c->cu.bytes, c->uc.bytes, loop_now() - c->t0);
 }
 
 static void
@@ -188,7 +140,7 @@ conn_close(struct conn *c)
 	resolv_cancel(c->rv, c);
 	c->rv = NULL;
 	upstream_close(c);
-	close_fd(&c->cfd);
+	relay_sock_close(&c->cs);
 	nconns--;
 }
 
@@ -216,9 +168,10 @@ conn_new(int fd, bool capture)
 
 	if (c == NULL)
 		return NULL;
-	c->cfd = fd;
-	c->ufd = -1;
-	c->p_cu[0] = c->p_cu[1] = c->p_uc[0] = c->p_uc[1] = -1;
+	relay_sock_init(&c->cs, fd);
+	relay_sock_init(&c->us, -1);
+	relay_dir_init(&c->cu, &c->cs, &c->us);
+	relay_dir_init(&c->uc, &c->us, &c->cs);
 	c->capture = capture;
 	c->t0 = loop_now();
 	if (!capture) {
@@ -263,7 +216,8 @@ send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
 		/* No HTTP on the capture port: a reset is the refusal. */
 		struct linger l = {.l_onoff = 1, .l_linger = 0};
 
-		(void)setsockopt(c->cfd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		(void)setsockopt(
+		    c->cs.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 		conn_close(c);
 		return;
 	}
@@ -289,16 +243,14 @@ send_error(struct conn *c, int code, const char *rule, const char *fmt, ...)
 static void
 deny(struct conn *c, const char *rule, const char *why)
 {
-	crecord("deny %s name=%s port=%u rule=%s reason=\"%s\"", kind(c),
-	    c->name, c->port, rule, why);
+	record_deny(SUBJECT(c), rule, why);
 	send_error(c, 403, rule, "aisb: denied: %s", why);
 }
 
 static void
 fail502(struct conn *c, const char *why)
 {
-	crecord("unreachable %s name=%s port=%u reason=\"%s\"", kind(c),
-	    c->name, c->port, why);
+	record_unreachable(SUBJECT(c), why);
 	send_error(c, 502, "unreachable", "aisb: cannot reach %s:%u: %s",
 	    c->name, c->port, why);
 }
@@ -346,9 +298,9 @@ connect_next(struct conn *c)
 			close(fd);
 			continue;
 		}
-		c->ufd = fd;
+		relay_sock_init(&c->us, fd);
 		/* Nothing to read before an event says so (conn_event). */
-		c->u_dry = true;
+		c->us.dry = true;
 		c->st = ST_CONNECT;
 		c->deadline = loop_now() + GATE_CONNECT_MS;
 		return;
@@ -377,9 +329,7 @@ use_addrs(struct conn *c, const struct dns_addr *addrs, size_t n)
 			continue;
 		}
 		decide_fmt_addr(&addrs[i], a, sizeof(a));
-		crecord("refuse %s name=%s port=%u address=%s "
-		        "reason=\"special-purpose range %s\"",
-		    kind(c), c->name, c->port, a, range ? range : "?");
+		record_refuse(SUBJECT(c), a, range ? range : "?");
 		if (first_range == NULL) {
 			first_range = range ? range : "?";
 			snprintf(first, sizeof(first), "%s", a);
@@ -458,8 +408,8 @@ handle_request(struct conn *c)
 {
 	struct verdict v;
 
-	decide(loop_opts()->policy, c->req.host, c->req.port, &v);
-	if (c->ufd >= 0) {
+	decide_target(loop_opts()->policy, c->req.host, c->req.port, &v);
+	if (c->us.fd >= 0) {
 		/* Keep-alive: same origin goes straight on, else drain. */
 		if (!c->req.connect && v.d != DEC_DENY &&
 		    strcmp(v.name, c->name) == 0 && c->port == c->req.port) {
@@ -472,11 +422,9 @@ handle_request(struct conn *c)
 				c->bad_why = "request head too large";
 				return;
 			}
-			crecord("allow %s name=%s port=%u address=%s "
-			        "rule=\"%s\" (keep-alive)",
-			    kind(c), c->name, c->port, c->addr, v.why);
+			record_allow(SUBJECT(c), v.why, true);
 			c->olen += (size_t)k;
-			c->up += (unsigned long long)k;
+			c->cu.bytes += (unsigned long long)k;
 			memmove(c->ibuf, c->ibuf + c->req.head_len,
 			    c->ilen - c->req.head_len);
 			c->ilen -= c->req.head_len;
@@ -497,23 +445,22 @@ connected(struct conn *c)
 	int err = 0;
 	socklen_t el = sizeof(err);
 
-	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+	if (getsockopt(c->us.fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 		err = errno;
 	if (err == EINPROGRESS || err == EALREADY)
 		return;
 	if (err) {
 		c->last_err = err;
-		loop_del(c->ufd);
-		close_fd(&c->ufd);
+		loop_del(c->us.fd);
+		relay_sock_close(&c->us);
 		c->ai++;
 		connect_next(c);
 		return;
 	}
-	crecord("allow %s name=%s port=%u address=%s rule=\"%s\"", kind(c),
-	    c->name, c->port, c->addr, c->why);
+	record_allow(SUBJECT(c), c->why, false);
 	c->logged = true;
 	c->t0 = loop_now();
-	c->up = c->down = 0;
+	c->cu.bytes = c->uc.bytes = 0;
 	c->deadline = 0;
 	c->seen = 0;
 	c->quiet_since = c->t0;
@@ -540,7 +487,7 @@ connected(struct conn *c)
 		}
 		c->olen = (size_t)k;
 		c->ooff = 0;
-		c->up += (unsigned long long)k;
+		c->cu.bytes += (unsigned long long)k;
 		memmove(c->ibuf, c->ibuf + c->req.head_len,
 		    c->ilen - c->req.head_len);
 		c->ilen -= c->req.head_len;
@@ -550,128 +497,20 @@ connected(struct conn *c)
 	}
 }
 
-/* One direction of a relay: src -> pipe -> dst. */
-struct dir {
-	int src, dst;
-	int *p;
-	size_t *inpipe;
-	bool *src_eof, *src_dry, *dst_full;
-	unsigned long long *count;
-	bool *big;
-};
-
 /*
- * A direction that has carried GATE_BULK_AFTER bytes is a bulk transfer:
- * grow its pipe while a slot is free.  A refusal by the kernel (the
- * uid's pipe pages, fs.pipe-max-size) keeps the default pipe: slower,
- * never a failure.
- */
-static void
-big_grow(const struct dir *d)
-{
-	if (*d->big || nbig >= GATE_BULK_PIPES ||
-	    *d->count + *d->inpipe < GATE_BULK_AFTER)
-		return;
-	if (fcntl(d->p[1], F_SETPIPE_SZ, GATE_BULK_PIPE) < 0)
-		return;
-	*d->big = true;
-	nbig++;
-}
-
-/*
- * Move bytes until neither side can.  A splice from the socket that
- * returns EAGAIN marks it dry: nothing is there, or the pipe is full,
- * which only a write to dst changes, and that clears it here.  A write
- * to the socket that takes less than the pipe holds marks it full: the
- * kernel wakes the gate (EPOLLOUT) when there is room again.  (A short
- * read from the socket proves nothing: the pipe may have run out of
- * slots with bytes left in the socket, and no new edge would come.)
+ * Relay one direction; a pipe that cannot be made (the host is out of
+ * descriptors) ends the connection, with a record.
  */
 static int
-move(const struct dir *d, bool *progress)
+relay(struct conn *c, struct relay_dir *d, bool *progress)
 {
-	for (;;) {
-		bool did = false;
+	int r = relay_pipe(d);
 
-		if (!*d->src_eof && !*d->src_dry) {
-			ssize_t n = splice(d->src, NULL, d->p[1], NULL,
-			    *d->big ? GATE_BULK_PIPE : SPLICE_CHUNK,
-			    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-
-			if (n > 0) {
-				*d->inpipe += (size_t)n;
-				big_grow(d);
-				did = true;
-			} else if (n == 0) {
-				*d->src_eof = true;
-				did = true;
-			} else if (errno == EAGAIN)
-				*d->src_dry = true;
-			else if (errno != EINTR)
-				return -errno;
-		}
-		if (*d->inpipe > 0 && !*d->dst_full) {
-			ssize_t m = splice(d->p[0], NULL, d->dst, NULL,
-			    *d->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-
-			if (m > 0) {
-				*d->inpipe -= (size_t)m;
-				*d->count += (unsigned long long)m;
-				*d->src_dry = false; /* room in the pipe */
-				did = true;
-			} else if (m < 0 && errno != EAGAIN && errno != EINTR)
-				return -errno;
-			if (*d->inpipe > 0 && !(m < 0 && errno == EINTR))
-				*d->dst_full = true;
-		}
-		if (!did)
-			return 0;
-		*progress = true;
+	if (r < 0) {
+		record_error(SUBJECT(c), "no pipe for the relay", -r);
+		return r;
 	}
-}
-
-/*
- * A direction's pipe is made when its source has bytes to read (or an
- * EOF to find), not when the connection opens, and conn_tick closes it
- * again once it is empty and quiet: an idle tunnel holds two
- * descriptors and no pipe pages (charged to the agent's uid).  The
- * connection limit still counts six descriptors per connection, so only
- * a host-wide shortage can refuse a pipe here, and that ends the
- * connection.
- */
-static int
-dir_pipe(struct conn *c, int p[2], bool nothing_to_read)
-{
-	if (p[0] >= 0 || nothing_to_read)
-		return 0;
-	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) {
-		int e = errno;
-
-		crecord("error %s name=%s port=%u: no pipe for the relay (%s)",
-		    kind(c), c->name, c->port, strerror(e));
-		return -e;
-	}
-	return 0;
-}
-
-static int
-move_up(struct conn *c, bool *progress)
-{
-	struct dir d = {c->cfd, c->ufd, c->p_cu, &c->pipe_cu, &c->c_eof,
-	    &c->c_dry, &c->u_full, &c->up, &c->big_cu};
-	int r = dir_pipe(c, c->p_cu, c->c_eof || c->c_dry);
-
-	return r < 0 ? r : c->p_cu[0] < 0 ? 0 : move(&d, progress);
-}
-
-static int
-move_down(struct conn *c, bool *progress)
-{
-	struct dir d = {c->ufd, c->cfd, c->p_uc, &c->pipe_uc, &c->u_eof,
-	    &c->u_dry, &c->c_full, &c->down, &c->big_uc};
-	int r = dir_pipe(c, c->p_uc, c->u_eof || c->u_dry);
-
-	return r < 0 ? r : c->p_uc[0] < 0 ? 0 : move(&d, progress);
+	return relay_move(d, progress);
 }
 
 /* Write out[off..len) to fd; -errno on a hard error. */
@@ -697,8 +536,8 @@ flush(int fd, const char *out, size_t *off, size_t len, bool *progress)
 static bool
 read_client(struct conn *c, bool *progress)
 {
-	while (!c->c_eof && !c->c_dry && c->ilen < HTTP_HEAD_MAX) {
-		ssize_t n = recv(c->cfd, c->ibuf + c->ilen,
+	while (!c->cs.eof && !c->cs.dry && c->ilen < HTTP_HEAD_MAX) {
+		ssize_t n = recv(c->cs.fd, c->ibuf + c->ilen,
 		    HTTP_HEAD_MAX - c->ilen, MSG_DONTWAIT);
 
 		if (n < 0) {
@@ -706,11 +545,11 @@ read_client(struct conn *c, bool *progress)
 				continue;
 			if (errno != EAGAIN)
 				return false;
-			c->c_dry = true;
+			c->cs.dry = true;
 			return true;
 		}
 		if (n == 0)
-			c->c_eof = true;
+			c->cs.eof = true;
 		c->ilen += (size_t)n;
 		*progress = true;
 	}
@@ -731,12 +570,12 @@ step_head(struct conn *c)
 	r = http_parse_head(c->ibuf, c->ilen, &c->req, &why);
 	if (r < 0) {
 		snprintf(c->name, sizeof(c->name), "-");
-		crecord("bad request %s: %s", kind(c), why);
+		record_bad_request(kind(c), NULL, why);
 		send_error(c, 400, "bad-request", "aisb: bad request: %s", why);
 		return true;
 	}
 	if (r == 0) {
-		if (c->c_eof)
+		if (c->cs.eof)
 			conn_close(c);
 		return progress;
 	}
@@ -753,12 +592,12 @@ step_tunnel(struct conn *c)
 
 	/* Prefixes: the 200 line to the client, early bytes to the origin. */
 	if (c->ooff < c->olen &&
-	    flush(c->cfd, c->obuf, &c->ooff, c->olen, &progress) < 0)
+	    flush(c->cs.fd, c->obuf, &c->ooff, c->olen, &progress) < 0)
 		goto fail;
 	if (c->ilen > 0) {
-		if (flush(c->ufd, c->ibuf, &ioff, c->ilen, &progress) < 0)
+		if (flush(c->us.fd, c->ibuf, &ioff, c->ilen, &progress) < 0)
 			goto fail;
-		c->up += ioff;
+		c->cu.bytes += ioff;
 		memmove(c->ibuf, c->ibuf + ioff, c->ilen - ioff);
 		c->ilen -= ioff;
 	}
@@ -769,25 +608,22 @@ step_tunnel(struct conn *c)
 		c->ibuf = c->obuf = NULL;
 		c->olen = c->ooff = 0;
 	}
+	/* Each direction once its prefix is out; an end is passed on. */
 	if (c->ilen == 0) {
-		r = move_up(c, &progress);
+		r = relay(c, &c->cu, &progress);
 		if (r < 0)
 			goto fail;
-		if (c->c_eof && c->pipe_cu == 0 && !c->u_shut) {
-			shutdown(c->ufd, SHUT_WR);
-			c->u_shut = true;
-		}
+		if (relay_drained(&c->cu))
+			relay_shut(&c->us);
 	}
 	if (c->ooff >= c->olen) {
-		r = move_down(c, &progress);
+		r = relay(c, &c->uc, &progress);
 		if (r < 0)
 			goto fail;
-		if (c->u_eof && c->pipe_uc == 0 && !c->c_shut) {
-			shutdown(c->cfd, SHUT_WR);
-			c->c_shut = true;
-		}
+		if (relay_drained(&c->uc))
+			relay_shut(&c->cs);
 	}
-	if (c->u_shut && c->c_shut) {
+	if (c->us.shut && c->cs.shut) {
 		conn_close(c);
 		return false;
 	}
@@ -801,7 +637,7 @@ fail:
 static bool
 http_down(struct conn *c, bool *progress)
 {
-	if (move_down(c, progress) < 0) {
+	if (relay(c, &c->uc, progress) < 0) {
 		conn_close(c);
 		return false;
 	}
@@ -818,12 +654,12 @@ step_http(struct conn *c)
 
 	if (!http_down(c, &progress))
 		return false;
-	if (c->u_eof && c->pipe_uc == 0) {
+	if (relay_drained(&c->uc)) {
 		/* The origin is done: so is this client connection. */
 		conn_close(c);
 		return false;
 	}
-	if (flush(c->ufd, c->obuf, &c->ooff, c->olen, &progress) < 0) {
+	if (flush(c->us.fd, c->obuf, &c->ooff, c->olen, &progress) < 0) {
 		conn_close(c);
 		return false;
 	}
@@ -837,8 +673,8 @@ step_http(struct conn *c)
 	if (c->body.st != HB_DONE && c->ilen > 0) {
 		k = http_body_feed(&c->body, c->ibuf, c->ilen);
 		if (k < 0) {
-			crecord("bad request %s name=%s: bad chunked body",
-			    kind(c), c->name);
+			record_bad_request(
+			    kind(c), c->name, "bad chunked body");
 			conn_close(c);
 			return false;
 		}
@@ -846,7 +682,7 @@ step_http(struct conn *c)
 		c->olen = (size_t)k;
 		memmove(c->ibuf, c->ibuf + k, c->ilen - (size_t)k);
 		c->ilen -= (size_t)k;
-		c->up += (unsigned long long)k;
+		c->cu.bytes += (unsigned long long)k;
 		return true;
 	}
 	if (c->body.st == HB_DONE && c->ilen > 0) {
@@ -862,10 +698,8 @@ step_http(struct conn *c)
 			return true;
 		}
 	}
-	if (c->c_eof && c->ilen == 0 && c->body.st == HB_DONE && !c->u_shut) {
-		shutdown(c->ufd, SHUT_WR);
-		c->u_shut = true;
-	}
+	if (c->cs.eof && c->ilen == 0 && c->body.st == HB_DONE)
+		relay_shut(&c->us);
 	if (progress)
 		c->deadline = loop_now() + GATE_IDLE_MS;
 	return progress;
@@ -876,26 +710,23 @@ step_drain(struct conn *c)
 {
 	bool progress = false;
 
-	if (flush(c->ufd, c->obuf, &c->ooff, c->olen, &progress) < 0) {
+	if (flush(c->us.fd, c->obuf, &c->ooff, c->olen, &progress) < 0) {
 		conn_close(c);
 		return false;
 	}
 	if (c->ooff < c->olen)
 		goto down;
 	c->ooff = c->olen = 0;
-	if (!c->u_shut) {
-		shutdown(c->ufd, SHUT_WR);
-		c->u_shut = true;
-	}
+	relay_shut(&c->us);
 down:
 	if (!http_down(c, &progress))
 		return false;
-	if (c->u_eof && c->pipe_uc == 0) {
+	if (relay_drained(&c->uc)) {
 		log_close(c);
-		loop_del(c->ufd);
+		loop_del(c->us.fd);
 		upstream_close(c);
 		if (c->pending_bad) {
-			crecord("bad request %s: %s", kind(c), c->bad_why);
+			record_bad_request(kind(c), NULL, c->bad_why);
 			send_error(c, 400, "bad-request",
 			    "aisb: bad request: %s", c->bad_why);
 		} else
@@ -912,20 +743,22 @@ step_error(struct conn *c)
 	char junk[4096];
 
 	if (c->st == ST_ERROR) {
-		if (flush(c->cfd, c->obuf, &c->ooff, c->olen, &progress) < 0) {
+		int r = flush(c->cs.fd, c->obuf, &c->ooff, c->olen, &progress);
+
+		if (r < 0) {
 			conn_close(c);
 			return false;
 		}
 		if (c->ooff < c->olen)
 			return progress;
 		/* Lingering close: a reset would destroy the response. */
-		shutdown(c->cfd, SHUT_WR);
+		shutdown(c->cs.fd, SHUT_WR);
 		c->st = ST_LINGER;
 		c->deadline = loop_now() + LINGER_MS;
 		progress = true;
 	}
 	for (;;) {
-		ssize_t n = recv(c->cfd, junk, sizeof(junk), MSG_DONTWAIT);
+		ssize_t n = recv(c->cs.fd, junk, sizeof(junk), MSG_DONTWAIT);
 
 		if (n > 0)
 			continue;
@@ -974,21 +807,7 @@ conn_event(struct conn *c, bool upstream, uint32_t events)
 {
 	if (c->dead)
 		return;
-	/*
-	 * New bytes (or an end, or an error) to read, new room to write:
-	 * the event's mask is the socket's state when it was reported, and
-	 * any later change brings another event.
-	 */
-	bool in = events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
-	bool out = events & (EPOLLOUT | EPOLLHUP | EPOLLERR);
-
-	if (upstream) {
-		c->u_dry = c->u_dry && !in;
-		c->u_full = c->u_full && !out;
-	} else {
-		c->c_dry = c->c_dry && !in;
-		c->c_full = c->c_full && !out;
-	}
+	relay_sock_event(upstream ? &c->us : &c->cs, events);
 	if (upstream && c->st == ST_CONNECT) {
 		connected(c);
 		if (c->dead)
@@ -1007,10 +826,9 @@ capture_start(struct conn *c)
 	char a[INET_ADDRSTRLEN];
 
 	c->st = ST_RESOLVE;
-	if (getsockopt(c->cfd, SOL_IP, SO_ORIGINAL_DST, &dst, &dl) < 0 ||
+	if (getsockopt(c->cs.fd, SOL_IP, SO_ORIGINAL_DST, &dst, &dl) < 0 ||
 	    dst.sin_family != AF_INET) {
-		crecord("deny capture: no original destination (%s)",
-		    strerror(errno));
+		record_deny_nodst(errno);
 		conn_close(c);
 		return;
 	}
@@ -1019,13 +837,12 @@ capture_start(struct conn *c)
 	if (name == NULL) {
 		inet_ntop(AF_INET, &dst.sin_addr, a, sizeof(a));
 		snprintf(c->name, sizeof(c->name), "%s", a);
-		crecord("deny capture name=%s port=%u rule=synthetic "
-		        "reason=\"no name was given this address\"",
-		    a, c->port);
+		record_deny(
+		    SUBJECT(c), "synthetic", "no name was given this address");
 		send_error(c, 403, "synthetic", "unknown");
 		return;
 	}
-	decide(loop_opts()->policy, name, c->port, &v);
+	decide_target(loop_opts()->policy, name, c->port, &v);
 	start_target(c, &v);
 }
 
@@ -1040,14 +857,7 @@ conn_accept(int lfd, bool capture)
 			return;
 		if (nconns >= max_conns ||
 		    (c = conn_new(fd, capture)) == NULL) {
-			static uint64_t last;
-
-			if (loop_now() - last > 1000) {
-				crecord("refusing connections: %zu open "
-				        "(limit %zu)",
-				    nconns, max_conns);
-				last = loop_now();
-			}
+			record_refusing(nconns, max_conns);
 			close(fd);
 			continue;
 		}
@@ -1062,30 +872,10 @@ conn_accept(int lfd, bool capture)
 	}
 }
 
-/*
- * A relay direction that has gone quiet: after GATE_BULK_IDLE_MS a grown
- * pipe shrinks back and gives its slot to the next bulk transfer; after
- * GATE_PIPE_IDLE_MS the pipe is closed (dir_pipe makes a new one when
- * bytes come).  A pipe still holding bytes is left alone.
- */
-static void
-pipe_idle(int p[2], size_t inpipe, bool *big, uint64_t quiet)
-{
-	if (p[0] < 0 || inpipe > 0)
-		return;
-	if (quiet >= GATE_PIPE_IDLE_MS) {
-		big_release(big);
-		close_fd(&p[0]);
-		close_fd(&p[1]);
-	} else if (*big && quiet >= GATE_BULK_IDLE_MS &&
-	    fcntl(p[1], F_SETPIPE_SZ, SPLICE_CHUNK) >= 0)
-		big_release(big);
-}
-
 static void
 conn_sweep(struct conn *c, uint64_t now)
 {
-	unsigned long long bytes = c->up + c->down;
+	unsigned long long bytes = c->cu.bytes + c->uc.bytes;
 
 	if (c->st != ST_TUNNEL && c->st != ST_HTTP)
 		return;
@@ -1094,8 +884,8 @@ conn_sweep(struct conn *c, uint64_t now)
 		c->quiet_since = now;
 		return;
 	}
-	pipe_idle(c->p_cu, c->pipe_cu, &c->big_cu, now - c->quiet_since);
-	pipe_idle(c->p_uc, c->pipe_uc, &c->big_uc, now - c->quiet_since);
+	relay_idle(&c->cu, now - c->quiet_since);
+	relay_idle(&c->uc, now - c->quiet_since);
 }
 
 void
@@ -1116,8 +906,8 @@ conn_tick(uint64_t now)
 		if (!c->dead && c->deadline && now >= c->deadline) {
 			if (c->st == ST_CONNECT) {
 				c->last_err = ETIMEDOUT;
-				loop_del(c->ufd);
-				close_fd(&c->ufd);
+				loop_del(c->us.fd);
+				relay_sock_close(&c->us);
 				c->ai++;
 				connect_next(c);
 				conn_run(c);

@@ -71,7 +71,7 @@ decide_fmt_addr(const struct dns_addr *a, char *buf, size_t len)
 }
 
 void
-decide(const struct aisb_policy *p, const char *host, uint16_t port,
+decide_target(const struct aisb_policy *p, const char *host, uint16_t port,
     struct verdict *v)
 {
 	const char *why;

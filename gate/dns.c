@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -144,6 +145,33 @@ dns_build_reply(const uint8_t *p, const struct dns_query *q, int rcode,
 		memcpy(a + 12, addr4, 4);
 	}
 	return (int)need;
+}
+
+const char *
+dns_type_name(uint16_t t, char *buf, size_t len)
+{
+	switch (t) {
+	case DNS_T_A:
+		return "A";
+	case DNS_T_AAAA:
+		return "AAAA";
+	case DNS_T_CNAME:
+		return "CNAME";
+	case 12:
+		return "PTR";
+	case 15:
+		return "MX";
+	case 16:
+		return "TXT";
+	case 33:
+		return "SRV";
+	case 65:
+		return "HTTPS";
+	case 255:
+		return "ANY";
+	}
+	snprintf(buf, len, "TYPE%u", t);
+	return buf;
 }
 
 int

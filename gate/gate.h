@@ -2,10 +2,12 @@
  * gate.h: aisb-gate internals shared between the gate/ sources.
  *
  * The gate is one single-threaded process: an edge-triggered epoll loop
- * (loop.c) serving the HTTP proxy and the capture port (conn.c), the
- * DNS stub (stub.c), its own resolver client (resolv.c), all deciding
- * through decide.c.  The parsers (http.c, dns.c) are pure functions on
- * bounded buffers so that the fuzz targets can drive them directly.
+ * (loop.c) serving the HTTP proxy and the capture port (conn.c: one
+ * connection's life; relay.c: moving its bytes), the DNS stub (stub.c),
+ * its own resolver client (resolv.c), all deciding through decide.c and
+ * writing every decision through record.c.  The parsers (http.c, dns.c)
+ * are pure functions on bounded buffers so that the fuzz targets can
+ * drive them directly.
  */
 #ifndef AISB_GATE_H
 #define AISB_GATE_H
@@ -44,7 +46,7 @@
 #define GATE_BULK_IDLE_MS 2000
 /*
  * A relay's pipes are made when bytes come and closed after
- * GATE_PIPE_IDLE_MS without any (gate/conn.c dir_pipe): an idle tunnel
+ * GATE_PIPE_IDLE_MS without any (gate/relay.c relay_pipe): an idle tunnel
  * holds its two sockets only.  Quiet is checked every GATE_SWEEP_MS.
  */
 #define GATE_PIPE_IDLE_MS 10000
@@ -169,6 +171,9 @@ int dns_parse_query(const uint8_t *p, size_t n, struct dns_query *q);
 int dns_build_reply(const uint8_t *p, const struct dns_query *q, int rcode,
     const uint8_t *addr4, uint32_t ttl, uint8_t *out, size_t outlen);
 
+/* A type's name for records: "A", "AAAA", ..., else "TYPEn" in buf. */
+const char *dns_type_name(uint16_t type, char *buf, size_t len);
+
 /* A query for name/type with id (RD set).  Returns length or -EINVAL. */
 int dns_build_query(
     const char *name, uint16_t type, uint16_t id, uint8_t *out, size_t outlen);
@@ -205,7 +210,8 @@ struct verdict {
 	char why[768]; /* one sentence for logs and bodies */
 };
 
-void decide(const struct aisb_policy *p, const char *host, uint16_t port,
+/* May the proxy or the capture port connect to host:port? */
+void decide_target(const struct aisb_policy *p, const char *host, uint16_t port,
     struct verdict *v);
 /* May the DNS stub give name (canonical) a synthetic address? */
 bool decide_name(
@@ -268,25 +274,90 @@ int loop_add(int fd, uint32_t events, struct ev *ev);
 void loop_del(int fd);
 uint64_t loop_now(void); /* monotonic ms */
 const struct gate_opts *loop_opts(void);
+
 /*
- * A token bucket for records: at most rate lines per second after a
- * burst; what is dropped is counted and reported once lines flow again.
+ * record.c: the gate's records, the one place they are written: syslog
+ * (authpriv.info), and stderr when asked.  Each call is one decision
+ * with what it is about; connection and DNS records are rate limited.
+ * record_open connects to /dev/log; call it before the lockdown.
  */
-struct gate_rate {
-	unsigned rate, burst;
-	const char *what;
-	double tokens;
-	uint64_t last;
-	unsigned long dropped;
-	bool started;
+struct record_conn {
+	const char *kind; /* "proxy" or "capture" */
+	const char *name; /* the target's name (or literal) */
+	unsigned port;
+	const char *addr; /* the origin's address, once connected */
 };
-bool gate_rate_ok(struct gate_rate *r);
+
+void record_open(bool log_stderr);
+void record_ready(
+    const char *session, const char *user, size_t nallow, size_t ndeny);
+void record_allow(const struct record_conn *s, const char *why, bool again);
+void record_deny(
+    const struct record_conn *s, const char *rule, const char *why);
+/* A capture whose original destination cannot be read (errno err). */
+void record_deny_nodst(int err);
+/* One resolved address in a special-purpose range, not used. */
+void record_refuse(
+    const struct record_conn *s, const char *addr, const char *range);
+void record_unreachable(const struct record_conn *s, const char *why);
+void record_close(const struct record_conn *s, unsigned long long up,
+    unsigned long long down, uint64_t ms);
+/* A failure of the gate's own (what, errno err) that ends a connection. */
+void record_error(const struct record_conn *s, const char *what, int err);
+/* name: NULL before a request named its target. */
+void record_bad_request(const char *kind, const char *name, const char *why);
+/* The connection limit refuses one (at most one record a second). */
+void record_refusing(size_t open, size_t limit);
+/* One DNS query and its answer; synth: the address given, or 0. */
+void record_dns(const char *proto, const char *name, uint16_t type,
+    const char *decision, uint32_t synth);
+
+/* --- relay.c: a connection's bytes, moved without being looked at --- */
+
 /*
- * Decision records: syslog (authpriv.info), and stderr when asked.
- * gate_record_open connects to /dev/log; call it before the lockdown.
+ * One socket of a relayed connection, as edge-triggered epoll sees it.
+ * dry: a read returned EAGAIN, full: a write could not take everything,
+ * since the socket's last event.  New data or new room brings a new
+ * event, which clears them (relay_sock_event); until then calling again
+ * would only return EAGAIN.  conn.c reads and writes the same sockets
+ * itself (request heads, error responses) and keeps the flags up to date.
  */
-void gate_record_open(bool log_stderr);
-void gate_record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct relay_sock {
+	int fd;
+	bool eof; /* a read returned 0 */
+	bool dry, full;
+	bool shut; /* our write side is shut down */
+};
+
+/*
+ * One direction, src -> pipe -> dst, by splice(): bytes the gate never
+ * sees.  A relay that must see them (terminating TLS, adding a
+ * credential) would be a second set of functions over the same
+ * relay_sock pair, chosen by conn.c when the origin is connected.
+ */
+struct relay_dir {
+	struct relay_sock *src, *dst;
+	int pipe[2]; /* -1 while no bytes flow */
+	size_t inpipe; /* bytes in the pipe */
+	unsigned long long bytes; /* carried to dst, with conn.c's own */
+	bool big; /* holds a GATE_BULK_PIPE pipe */
+};
+
+void relay_sock_init(struct relay_sock *s, int fd);
+void relay_sock_close(struct relay_sock *s); /* and forget its state */
+void relay_sock_event(struct relay_sock *s, uint32_t events);
+void relay_shut(struct relay_sock *s); /* shutdown(SHUT_WR), once */
+void relay_dir_init(
+    struct relay_dir *d, struct relay_sock *src, struct relay_sock *dst);
+void relay_dir_close(struct relay_dir *d); /* the pipe, if any */
+/* Make the pipe when the source may have bytes; -errno if none can be. */
+int relay_pipe(struct relay_dir *d);
+/* Move until neither side can (0), or -errno on a hard error. */
+int relay_move(struct relay_dir *d, bool *progress);
+/* The source has ended and everything it sent has gone on. */
+bool relay_drained(const struct relay_dir *d);
+/* Nothing moved for quiet ms: shrink, then close, an empty pipe. */
+void relay_idle(struct relay_dir *d, uint64_t quiet);
 
 /* conn.c */
 struct conn;

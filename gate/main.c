@@ -281,7 +281,7 @@ main(int argc, char **argv)
 			return AISB_EX_HOST;
 		}
 	}
-	gate_record_open(o.log_stderr);
+	record_open(o.log_stderr);
 	if (harden_lockdown(use_seccomp) < 0)
 		return AISB_EX_HOST;
 	if (recv_sockets(CTL_FD, p, socks) < 0) {
@@ -290,9 +290,7 @@ main(int argc, char **argv)
 	}
 	if (send(CTL_FD, "ready", 5, MSG_NOSIGNAL) != 5)
 		return AISB_EX_HOST;
-	gate_record("gate ready: session %s, user %s, %zu allow and %zu deny "
-	            "entries",
-	    session, user, p->net.nallow, p->net.ndeny);
+	record_ready(session, user, p->net.nallow, p->net.ndeny);
 	/*
 	 * The policy parse and the lockdown leave freed heap behind: give
 	 * it back before the gate settles into its loop (about 50 KiB).

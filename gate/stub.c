@@ -6,7 +6,7 @@
  * NOERROR answer, anything else NXDOMAIN (or REFUSED for classes other
  * than IN and when the synthetic table is full).  So a name that the
  * policy does not allow never leaves the host, whatever the labels
- * carry (DNS exfiltration).  Every query is logged, rate-limited.
+ * carry (DNS exfiltration).  Every query is recorded (record.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,8 +20,6 @@
 
 #define STUB_TTL 60
 #define STUB_TCP_MS 10000
-#define LOG_RATE 20 /* lines per second ... */
-#define LOG_BURST 100 /* ... after a burst of this many */
 
 struct stub_tcp {
 	struct ev ev;
@@ -35,35 +33,6 @@ struct stub_tcp {
 
 static struct stub_tcp *tcp_list;
 static size_t tcp_count;
-static struct gate_rate log_rate = {
-    .rate = LOG_RATE, .burst = LOG_BURST, .what = "DNS query"};
-
-static const char *
-type_name(uint16_t t, char *buf, size_t len)
-{
-	switch (t) {
-	case DNS_T_A:
-		return "A";
-	case DNS_T_AAAA:
-		return "AAAA";
-	case DNS_T_CNAME:
-		return "CNAME";
-	case 12:
-		return "PTR";
-	case 15:
-		return "MX";
-	case 16:
-		return "TXT";
-	case 33:
-		return "SRV";
-	case 65:
-		return "HTTPS";
-	case 255:
-		return "ANY";
-	}
-	snprintf(buf, len, "TYPE%u", t);
-	return buf;
-}
 
 static int
 answer(const struct aisb_policy *p, const uint8_t *pkt, size_t n, uint8_t *out,
@@ -124,26 +93,6 @@ stub_answer(const struct aisb_policy *p, const uint8_t *q, size_t n,
 	return answer(p, q, n, out, outlen, &dq, &decision, &synth);
 }
 
-static void
-log_query(const char *proto, const struct dns_query *q, const char *decision,
-    uint32_t synth)
-{
-	char tb[16];
-
-	if (!gate_rate_ok(&log_rate))
-		return;
-	if (synth)
-		gate_record("dns %s query name=%s type=%s decision=%s "
-		            "address=%u.%u.%u.%u",
-		    proto, q->name, type_name(q->qtype, tb, sizeof(tb)),
-		    decision, synth >> 24, (synth >> 16) & 0xff,
-		    (synth >> 8) & 0xff, synth & 0xff);
-	else
-		gate_record("dns %s query name=%s type=%s decision=%s", proto,
-		    q->name[0] ? q->name : ".",
-		    type_name(q->qtype, tb, sizeof(tb)), decision);
-}
-
 void
 stub_udp_event(int fd)
 {
@@ -169,7 +118,7 @@ stub_udp_event(int fd)
 			continue; /* oversized: drop */
 		r = answer(loop_opts()->policy, in, (size_t)n, out, sizeof(out),
 		    &q, &decision, &synth);
-		log_query("udp", &q, decision, synth);
+		record_dns("udp", q.name, q.qtype, decision, synth);
 		if (r > 0)
 			(void)sendto(fd, out, (size_t)r, MSG_DONTWAIT,
 			    (struct sockaddr *)&from, fl);
@@ -253,7 +202,7 @@ stub_tcp_event(void *obj, uint32_t events)
 				break;
 			r = answer(loop_opts()->policy, t->buf + 2, len,
 			    out + 2, sizeof(out) - 2, &q, &decision, &synth);
-			log_query("tcp", &q, decision, synth);
+			record_dns("tcp", q.name, q.qtype, decision, synth);
 			if (r <= 0) {
 				tcp_close(t);
 				return;

@@ -117,26 +117,26 @@ TEST(decide)
 	struct dns_addr a = {.family = AF_INET};
 	const char *range;
 
-	decide(&pol, "API.test.", 443, &v);
+	decide_target(&pol, "API.test.", 443, &v);
 	ok(v.d == DEC_ALLOW_NAME && strcmp(v.name, "api.test") == 0,
 	    "canonical name allowed on network.ports");
-	decide(&pol, "api.test", 22, &v);
+	decide_target(&pol, "api.test", 22, &v);
 	ok(v.d == DEC_DENY && strcmp(v.rule, "network.ports") == 0,
 	    "... not on another port");
-	decide(&pol, "git.svc.test", 22, &v);
+	decide_target(&pol, "git.svc.test", 22, &v);
 	ok(v.d == DEC_ALLOW_NAME, "entry ports: 22 allowed");
-	decide(&pol, "bad.svc.test", 443, &v);
+	decide_target(&pol, "bad.svc.test", 443, &v);
 	ok(v.d == DEC_DENY && strcmp(v.rule, "network.deny") == 0, "deny wins");
-	decide(&pol, "127.0.0.1", 80, &v);
+	decide_target(&pol, "127.0.0.1", 80, &v);
 	ok(v.d == DEC_DENY && strcmp(v.rule, "network.allow_cidr") == 0,
 	    "IP literal refused");
-	decide(&pol, "2130706433", 80, &v);
+	decide_target(&pol, "2130706433", 80, &v);
 	ok(v.d == DEC_DENY, "decimal IP literal refused");
-	decide(&pol, "[::1]", 80, &v);
+	decide_target(&pol, "[::1]", 80, &v);
 	ok(v.d == DEC_DENY, "[::1] refused");
-	decide(&pol, "203.0.113.9", 443, &v);
+	decide_target(&pol, "203.0.113.9", 443, &v);
 	ok(v.d == DEC_ALLOW_ADDR, "IP literal inside allow_cidr allowed");
-	decide(&pol, "evil.test", 443, &v);
+	decide_target(&pol, "evil.test", 443, &v);
 	ok(v.d == DEC_DENY && strstr(v.why, "not in network.allow"),
 	    "unlisted name: %s", v.why);
 	inet_pton(AF_INET, "169.254.169.254", a.a);

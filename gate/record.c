@@ -1,0 +1,299 @@
+/*
+ * record.c: the gate's records, the one place they are written.  Each
+ * decision of the proxy, the capture port and the DNS stub is one call
+ * here with what it is about (struct record_conn, the query); the line
+ * is formatted once and goes to syslog (authpriv.info) and, with
+ * --log-stderr, to stderr.  A second sink for the same decisions (a
+ * per-session egress record) takes them from these functions.
+ *
+ * Connection records are generous (200 lines a second after a burst of
+ * 1000), DNS records less so (20 after 100): an agent looping over
+ * refusals must not flood syslog.  What a rate limit drops is counted
+ * and reported once lines flow again.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gate.h"
+#include "log.h"
+
+/* A token bucket: at most rate lines per second after a burst. */
+struct rate {
+	unsigned rate, burst;
+	const char *what;
+	double tokens;
+	uint64_t last;
+	unsigned long dropped;
+	bool started;
+};
+
+static struct rate conn_rate = {
+    .rate = 200, .burst = 1000, .what = "connection"};
+static struct rate dns_rate = {.rate = 20, .burst = 100, .what = "DNS query"};
+
+/*
+ * Decision records, formatted once: "<PRI>Mmm dd hh:mm:ss
+ * aisb-gate[PID]: " (what syslog(3) sends with LOG_PID) is rebuilt once
+ * a second, the record is written after it and sent on a datagram
+ * socket connected to /dev/log before the lockdown.  syslog(3) would
+ * format the line a second time (vfprintf, strftime), call getpid and
+ * check its connection for every record.  Without a /dev/log at
+ * start-up, records go through syslog(3), which keeps trying.
+ */
+#define REC_PRI (LOG_AUTHPRIV | LOG_INFO)
+#define REC_IDENT "aisb-gate"
+
+static int rec_fd = -1;
+static bool rec_stderr;
+static pid_t rec_pid;
+static time_t rec_sec = -1;
+static size_t rec_plen;
+static char rec_line[1100];
+
+static int
+rec_connect(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = "/dev/log"};
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+void
+record_open(bool log_stderr)
+{
+	struct stat st;
+
+	rec_pid = getpid();
+	rec_fd = rec_connect();
+	/* The copy for tests: not worth a write when it goes nowhere. */
+	rec_stderr = log_stderr &&
+	    !(fstat(2, &st) == 0 && S_ISCHR(st.st_mode) &&
+	        st.st_rdev == makedev(1, 3));
+}
+
+/* The prefix in rec_line for the current second; its length. */
+static size_t
+rec_prefix(void)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char ts[32];
+	int n;
+
+	if (now == rec_sec)
+		return rec_plen;
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%h %e %T", &tm);
+	n = snprintf(rec_line, sizeof(rec_line),
+	    "<%d>%s " REC_IDENT "[%d]: ", REC_PRI, ts, (int)rec_pid);
+	rec_plen = n > 0 && (size_t)n < 64 ? (size_t)n : 0;
+	rec_sec = rec_plen ? now : -1;
+	return rec_plen;
+}
+
+/* One line, formatted once; every record goes through here. */
+static void line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+line(const char *fmt, ...)
+{
+	size_t p = rec_fd >= 0 ? rec_prefix() : 0, len;
+	char *msg = rec_line + p;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(rec_line) - p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	len = (size_t)n < sizeof(rec_line) - p ? (size_t)n
+	                                       : sizeof(rec_line) - p - 1;
+	if (rec_fd < 0 || p == 0)
+		log_record(LOG_INFO, "%s", msg);
+	else if (send(rec_fd, rec_line, p + len, MSG_NOSIGNAL) < 0 &&
+	    errno != EINTR) {
+		/* syslogd restarted: reconnect once, as syslog(3) does. */
+		close(rec_fd);
+		rec_fd = rec_connect();
+		if (rec_fd >= 0)
+			(void)send(rec_fd, rec_line, p + len, MSG_NOSIGNAL);
+	}
+	if (rec_stderr) {
+		struct iovec iov[3] = {
+		    {.iov_base = (void *)(uintptr_t)REC_IDENT ": ",
+		        .iov_len = sizeof(REC_IDENT ": ") - 1},
+		    {.iov_base = msg, .iov_len = len},
+		    {.iov_base = (void *)(uintptr_t) "\n", .iov_len = 1},
+		};
+
+		(void)!writev(2, iov, 3);
+	}
+}
+
+static bool
+rate_ok(struct rate *r)
+{
+	uint64_t now = loop_now();
+
+	if (!r->started) {
+		r->started = true;
+		r->tokens = r->burst;
+		r->last = now;
+	}
+	r->tokens += (double)(now - r->last) * r->rate / 1000.0;
+	if (r->tokens > r->burst)
+		r->tokens = r->burst;
+	r->last = now;
+	if (r->tokens < 1) {
+		r->dropped++;
+		return false;
+	}
+	r->tokens -= 1;
+	if (r->dropped) {
+		line("%lu %s log lines suppressed (rate limit)", r->dropped,
+		    r->what);
+		r->dropped = 0;
+	}
+	return true;
+}
+
+void
+record_ready(const char *session, const char *user, size_t nallow, size_t ndeny)
+{
+	line("gate ready: session %s, user %s, %zu allow and %zu deny "
+	     "entries",
+	    session, user, nallow, ndeny);
+}
+
+void
+record_allow(const struct record_conn *s, const char *why, bool again)
+{
+	if (!rate_ok(&conn_rate))
+		return;
+	/* Two formats, not a "%s" suffix: one conversion less per record. */
+	if (again)
+		line("allow %s name=%s port=%u address=%s rule=\"%s\" "
+		     "(keep-alive)",
+		    s->kind, s->name, s->port, s->addr, why);
+	else
+		line("allow %s name=%s port=%u address=%s rule=\"%s\"", s->kind,
+		    s->name, s->port, s->addr, why);
+}
+
+void
+record_deny(const struct record_conn *s, const char *rule, const char *why)
+{
+	if (rate_ok(&conn_rate))
+		line("deny %s name=%s port=%u rule=%s reason=\"%s\"", s->kind,
+		    s->name, s->port, rule, why);
+}
+
+void
+record_deny_nodst(int err)
+{
+	if (rate_ok(&conn_rate))
+		line("deny capture: no original destination (%s)",
+		    strerror(err));
+}
+
+void
+record_refuse(const struct record_conn *s, const char *addr, const char *range)
+{
+	if (rate_ok(&conn_rate))
+		line("refuse %s name=%s port=%u address=%s "
+		     "reason=\"special-purpose range %s\"",
+		    s->kind, s->name, s->port, addr, range);
+}
+
+void
+record_unreachable(const struct record_conn *s, const char *why)
+{
+	if (rate_ok(&conn_rate))
+		line("unreachable %s name=%s port=%u reason=\"%s\"", s->kind,
+		    s->name, s->port, why);
+}
+
+void
+record_close(const struct record_conn *s, unsigned long long up,
+    unsigned long long down, uint64_t ms)
+{
+	if (rate_ok(&conn_rate))
+		line("close %s name=%s port=%u address=%s up=%llu down=%llu "
+		     "duration=%llums",
+		    s->kind, s->name, s->port, s->addr, up, down,
+		    (unsigned long long)ms);
+}
+
+void
+record_error(const struct record_conn *s, const char *what, int err)
+{
+	if (rate_ok(&conn_rate))
+		line("error %s name=%s port=%u: %s (%s)", s->kind, s->name,
+		    s->port, what, strerror(err));
+}
+
+void
+record_bad_request(const char *kind, const char *name, const char *why)
+{
+	if (!rate_ok(&conn_rate))
+		return;
+	if (name)
+		line("bad request %s name=%s: %s", kind, name, why);
+	else
+		line("bad request %s: %s", kind, why);
+}
+
+void
+record_refusing(size_t open, size_t limit)
+{
+	static uint64_t last;
+
+	if (loop_now() - last > 1000) {
+		if (rate_ok(&conn_rate))
+			line("refusing connections: %zu open (limit %zu)", open,
+			    limit);
+		last = loop_now();
+	}
+}
+
+void
+record_dns(const char *proto, const char *name, uint16_t type,
+    const char *decision, uint32_t synth)
+{
+	char tb[16];
+
+	if (!rate_ok(&dns_rate))
+		return;
+	if (synth)
+		line("dns %s query name=%s type=%s decision=%s "
+		     "address=%u.%u.%u.%u",
+		    proto, name, dns_type_name(type, tb, sizeof(tb)), decision,
+		    synth >> 24, (synth >> 16) & 0xff, (synth >> 8) & 0xff,
+		    synth & 0xff);
+	else
+		line("dns %s query name=%s type=%s decision=%s", proto,
+		    name[0] ? name : ".", dns_type_name(type, tb, sizeof(tb)),
+		    decision);
+}
