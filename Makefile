@@ -4,6 +4,7 @@
 #   lib/*.c          -> $(BUILD)/libaisb.a (PIC: also linked into the module)
 #   shell/*.c        -> $(BUILD)/bin/aisb-shell
 #   gate/*.c         -> $(BUILD)/libexec/aisb/aisb-gate
+#                       (and $(BUILD)/tests/helpers/aisb-gate-test)
 #   pam/*.c          -> $(BUILD)/lib/security/pam_aisb.so
 #   tests/unit/*.c   -> $(BUILD)/tests/unit/NAME     (TAP programs)
 #   tests/helpers/*.c-> $(BUILD)/tests/helpers/NAME  (attack helpers)
@@ -82,6 +83,7 @@ PAM_OBJ	  := $(PAM_SRC:%.c=$(BUILD)/%.o)
 LIBAISB	  := $(BUILD)/libaisb.a
 SHELL_BIN := $(BUILD)/bin/aisb-shell
 GATE_BIN  := $(BUILD)/libexec/aisb/aisb-gate
+GATE_TEST_BIN := $(BUILD)/tests/helpers/aisb-gate-test
 PAM_SO	  := $(BUILD)/lib/security/pam_aisb.so
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 HELP_BIN  := $(HELP_SRC:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
@@ -91,7 +93,7 @@ PROGS	  := $(SHELL_BIN) $(if $(GATE_SRC),$(GATE_BIN)) $(if $(PAM_SRC),$(PAM_SO))
 
 .PHONY: all check check-unit asan fuzz fuzz-build demo install uninstall \
 	lint clean deps-build deps-test bench dist
-all: $(PROGS) $(UNIT_BIN) $(HELP_BIN)
+all: $(PROGS) $(UNIT_BIN) $(HELP_BIN) $(if $(GATE_SRC),$(GATE_TEST_BIN))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -123,9 +125,9 @@ $(SECCOMP_GATE_GEN): gate/gen/seccomp_gate_gen.c gate/seccomp_gate_rules.h lib/u
 	$(CC) $(ALL_CFLAGS) -iquote gate $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
 $(SECCOMP_GATE_BPF): $(SECCOMP_GATE_GEN)
 	$(SECCOMP_GATE_GEN) > $@.tmp && mv $@.tmp $@
-$(BUILD)/gate/harden.o $(BUILD)/fuzz/obj/gate/harden.o \
+$(BUILD)/gate/harden.o $(BUILD)/gate-test/gate/harden.o $(BUILD)/fuzz/obj/gate/harden.o \
 	$(BUILD)/tests/unit/test_seccomp_gate_gen lint: $(SECCOMP_GATE_BPF)
-$(BUILD)/gate/harden.o $(BUILD)/tests/unit/test_seccomp_gate_gen: \
+$(BUILD)/gate/harden.o $(BUILD)/gate-test/gate/harden.o $(BUILD)/tests/unit/test_seccomp_gate_gen: \
 	ALL_CFLAGS += -iquote $(BUILD)/gen
 $(BUILD)/fuzz/obj/gate/harden.o: FUZZ_FLAGS += -iquote $(BUILD)/gen
 
@@ -134,6 +136,18 @@ $(SHELL_BIN): $(SHELL_OBJ) $(LIBAISB)
 	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(GATE_BIN): $(GATE_OBJ) $(LIBAISB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The gate's test build: the same sources with AISB_GATE_TEST, which adds
+# --debug-no-seccomp (tests/gate/85-valgrind.t, bench/profile.sh: valgrind
+# makes calls the allowlist kills).  Never installed: the release gate
+# has no switch that turns its own hardening off.
+GATE_TEST_OBJ := $(GATE_SRC:%.c=$(BUILD)/gate-test/%.o)
+$(BUILD)/gate-test/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DAISB_GATE_TEST -c $< -o $@
+$(GATE_TEST_BIN): $(GATE_TEST_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -173,7 +187,8 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBAISB)
 	$(CC) $(ALL_CFLAGS) -Wno-discarded-qualifiers -Itests/lib -pie $(ALL_LDFLAGS) \
 	    -o $@ $< $(LIBAISB) $(PKG_LIBS)
 
--include $(LIB_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(GATE_OBJ:.o=.d) $(PAM_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(GATE_OBJ:.o=.d) $(PAM_OBJ:.o=.d) \
+	$(GATE_TEST_OBJ:.o=.d)
 
 # Tests.  tests/run prints TAP through prove and ends with one line
 # "N passed, N failed, N skipped".

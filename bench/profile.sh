@@ -8,8 +8,10 @@
 #   2. strace -c on the gate: system calls per request for new
 #      connections and for keep-alive requests;
 #   3. valgrind --tool=callgrind on the gate (seccomp off for valgrind
-#      alone, as in tests/gate/85-valgrind.t): user-space instructions
-#      per new connection and the functions they are spent in.
+#      alone, as in tests/gate/85-valgrind.t: the gate's test build,
+#      BL_GATE_TEST_BIN, default build/tests/helpers/aisb-gate-test, since
+#      the release gate has no such switch): user-space instructions per
+#      new connection and the functions they are spent in.
 # Output goes to stdout; raw files stay in $PROFILE_OUT when it is set.
 set -u
 export BL_WAIT=1200 # valgrind starts slowly on a busy machine
@@ -84,7 +86,8 @@ if command -v valgrind >/dev/null; then
 		exec valgrind --tool=callgrind --callgrind-out-file=$out/callgrind.$k "\$@"
 		E
 		chmod 755 "$W/cg"
-		bl_gate --no-seccomp --wrap "$W/cg" ||
+		BL_GATE_BIN=${BL_GATE_TEST_BIN:-$BUILD/tests/helpers/aisb-gate-test} \
+		    bl_gate --no-seccomp --wrap "$W/cg" ||
 		    bl_fail profile "the gate did not start under callgrind: $(bl_gate_why)"
 		tgin 60 ab -q -c 4 -n 100 -X 127.0.0.1:3128 "$url" >/dev/null
 		[ "$k" = 0 ] || tgin 300 ab -q -c 16 -n "$k" -X 127.0.0.1:3128 "$url" |

@@ -411,6 +411,13 @@ int resolv_parse_conf(const char *text, const char *override,
 
 /* harden.c */
 int harden_early(void);
-int harden_lockdown(bool seccomp);
+int harden_lockdown(void);
+#ifdef AISB_GATE_TEST
+/*
+ * Test builds only (tests/helpers/aisb-gate-test, never installed): the
+ * lockdown without the seccomp allowlist, for running under valgrind.
+ */
+int harden_lockdown_no_seccomp(void);
+#endif
 
 #endif

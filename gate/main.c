@@ -169,7 +169,10 @@ main(int argc, char **argv)
 	    {"session", required_argument, NULL, 's'},
 	    {"hash", required_argument, NULL, 'H'},
 	    {"log-stderr", no_argument, NULL, 'L'},
+#ifdef AISB_GATE_TEST
+	    /* Test builds only (harden_lockdown_no_seccomp). */
 	    {"debug-no-seccomp", no_argument, NULL, 'N'},
+#endif
 	    {NULL, 0, NULL, 0},
 	};
 	const char *user = NULL, *config = NULL, *session = "-", *hash = NULL;
@@ -179,7 +182,7 @@ main(int argc, char **argv)
 	struct gate_opts o = {0};
 	struct passwd *pw;
 	int socks[GS_COUNT];
-	bool use_seccomp = true;
+	int (*lockdown)(void) = harden_lockdown;
 	char rc[8192];
 	int c, r, v;
 	socklen_t vl = sizeof(v);
@@ -204,9 +207,11 @@ main(int argc, char **argv)
 		case 'L':
 			o.log_stderr = true;
 			break;
+#ifdef AISB_GATE_TEST
 		case 'N':
-			use_seccomp = false;
+			lockdown = harden_lockdown_no_seccomp;
 			break;
+#endif
 		default:
 			usage();
 			return 2;
@@ -282,7 +287,7 @@ main(int argc, char **argv)
 		}
 	}
 	record_open(o.log_stderr);
-	if (harden_lockdown(use_seccomp) < 0)
+	if (lockdown() < 0)
 		return AISB_EX_HOST;
 	if (recv_sockets(CTL_FD, p, socks) < 0) {
 		(void)send(CTL_FD, "error", 5, MSG_NOSIGNAL);

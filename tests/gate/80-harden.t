@@ -2,7 +2,8 @@
 # The gate's own hardening, read from outside: the agent's uid,
 # no_new_privs, a seccomp filter, not dumpable (the same uid cannot
 # ptrace it or read its memory), an open-files limit, no files open;
-# and it refuses to run with a policy other than aisb-shell's.
+# it refuses to run with a policy other than aisb-shell's; and the
+# release gate has no switch that turns its seccomp allowlist off.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/gate/lib.sh
@@ -50,4 +51,33 @@ printf 'network {\n  allow += {"x.wild.tgat.test:23080"}\n  deny = {}\n}\n' > "$
 printf 'network {\n  allow = {"origin.tgat.test:23080"}\n  allow_cidr = {"127.0.0.2/32"}\n  resolver = "127.0.0.1:23053"\n  deny = {"x.wild.tgat.test"}\n}\n' > "$T/aisb.conf"
 gt_gate_or_bail ""
 is "$(gcurl http://x.wild.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "users.d/USER.conf next to the file is merged (same hash as the session)"
+
+# No switch in the release gate turns its hardening off: it does not
+# know --debug-no-seccomp, by name or in its bytes, and refuses to start
+# with it.  The twin: the test build (valgrind, 85-valgrind.t) takes the
+# switch and really runs without the allowlist, so the refusal is the
+# release build's own and not a broken switch.
+out=$(as "$GT_USER" "$AISB_GATE" --debug-no-seccomp --user "$GT_USER" --hash x 2>&1)
+like "$out" "unrecognized option '--debug-no-seccomp'" "the release gate does not know --debug-no-seccomp"
+out=$(as "$GT_USER" "$AISB_GATE_TEST" --debug-no-seccomp --user "$GT_USER" --hash x 2>&1)
+like "$out" "fd 3 is not the session's socket" "the test build takes it (and stops only for want of fd 3)"
+if grep -q -a -- --debug-no-seccomp "$AISB_GATE"; then
+	fail "the switch's name is nowhere in the release gate"
+else
+	pass "the switch's name is nowhere in the release gate"
+fi
+ok "... and is in the test build's" grep -q -a -- --debug-no-seccomp "$AISB_GATE_TEST"
+gt_gate_stop
+if gt_gate --no-seccomp 2>/dev/null; then
+	fail "gatedrv --no-seccomp: the release gate does not start"
+	gt_gate_stop
+else
+	pass "gatedrv --no-seccomp: the release gate does not start"
+fi
+like "$(cat "$T/gate.log")" "unrecognized option '--debug-no-seccomp'" "... because it refuses the switch"
+gt_gate_stop
+GT_GATE=$AISB_GATE_TEST gt_gate_or_bail --no-seccomp
+is "$(awk '/^Seccomp:/ {print $2}' "/proc/$GATE_PID/status")" "0" "the test build with the switch: no seccomp filter"
+is "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$GATE_PID/status")" "1" "... the rest of the lockdown stays (no_new_privs)"
+is "$(gcurl http://origin.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "... and it serves"
 done_testing

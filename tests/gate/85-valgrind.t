@@ -1,15 +1,16 @@
 #!/bin/bash
 # shellcheck disable=SC2016 # inner shells expand their own variables
 # The gate under valgrind with a short mixed load: no memory error, no
-# leak.  (seccomp off for this run only: valgrind's own syscalls and
-# executable translations are not in the gate's allowlist; Landlock and
-# everything else stay on.)
+# leak.  (The gate's test build with seccomp off: valgrind's own syscalls
+# and executable translations are not in the gate's allowlist; Landlock
+# and everything else stay on.  The release gate has no such switch:
+# tests/gate/80-harden.t.)
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/gate/lib.sh
 . "$(dirname "$0")/lib.sh"
 command -v valgrind >/dev/null || skip_all "valgrind not installed"
-ldd "$AISB_GATE" 2>/dev/null | grep -q libasan && skip_all "an ASan build does not run under valgrind"
+ldd "$AISB_GATE_TEST" 2>/dev/null | grep -q libasan && skip_all "an ASan build does not run under valgrind"
 gt_setup
 mkdir "$T/vg"
 chown "$GT_USER" "$T/vg"
@@ -18,7 +19,7 @@ cat > "$T/vg/wrap" <<W
 exec valgrind --leak-check=full --error-exitcode=99 --log-file=$T/vg/log "\$@"
 W
 chmod 755 "$T/vg/wrap"
-gt_gate --no-seccomp --wrap "$T/vg/wrap" || skip_all "gate did not start under valgrind"
+GT_GATE=$AISB_GATE_TEST gt_gate --no-seccomp --wrap "$T/vg/wrap" || skip_all "gate did not start under valgrind"
 
 is "$(gcurl http://origin.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "http under valgrind"
 is "$(gcurl --cacert "$T/ca.pem" https://origin.tgat.test:23443/hello)" "hello from origin 127.0.0.2:23443 tls" "https under valgrind"

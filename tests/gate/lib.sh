@@ -106,13 +106,19 @@ gt_policy() {
 	chmod 644 "$T/aisb.conf"
 }
 
+# The gate's test build (Makefile: AISB_GATE_TEST): the release gate
+# plus --debug-no-seccomp, for valgrind.  Never installed.
+# shellcheck disable=SC2034 # for the tests that source this file
+AISB_GATE_TEST=$AISB_HELPERS/aisb-gate-test
+
 # gt_gate [gatedrv options]: start the gate; sets DRV, GATE_PID, NS.
+# GT_GATE=PATH runs that gate binary instead of the release one.
 gt_gate() {
 	: > "$T/gate.log"
 	: > "$T/drv.out"
 	DRV='' GATE_PID=''
 	as "$GT_USER" "$AISB_HELPERS/gatedrv" --config "$T/aisb.conf" \
-	    --user "$GT_USER" --gate "$AISB_GATE" "$@" \
+	    --user "$GT_USER" --gate "${GT_GATE:-$AISB_GATE}" "$@" \
 	    > "$T/drv.out" 2> "$T/gate.log" {GT_LOCKFD}>&- &
 	DRV_WRAP=$!
 	at_exit "gt_gate_stop"
