@@ -11,14 +11,21 @@
  * with no route fails in connect() itself).  Outside a sandbox the same
  * checks report what a plain login would expose, which is the twin the
  * tests compare against.
+ *
+ * aisb-shell --doctor --jailcheck runs this audit in a real session as
+ * each agent (jailcheck_session, at the end) and reports its FOUND
+ * lines as the doctor's failures.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +36,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 
 #include "aisb.h"
 #include "args.h"
+#include "doctor.h"
 #include "util.h"
 
 /* Bounds of the filesystem walks: the check must end in seconds. */
@@ -430,4 +439,106 @@ jailcheck_main(void)
 	else
 		printf("jailcheck: clean\n");
 	return j.found ? 1 : 0;
+}
+
+/* ---- --doctor --jailcheck: the audit run as each agent ---------------- */
+
+/*
+ * Run a real session as PW (aisb-shell [--config F] -c 'SELF
+ * --jailcheck') and report its findings.  The binary must be visible
+ * inside (an installed /usr/bin/aisb-shell is; a build tree under a
+ * hidden directory is not: that is reported, not guessed around).
+ */
+void
+jailcheck_session(struct doctor *d, const struct passwd *pw)
+{
+	_cleanup_free_ char *self = realpath("/proc/self/exe", NULL);
+	_cleanup_free_ char *out = NULL;
+	char check[300], cmd[PATH_MAX + 32], env_home[PATH_MAX + 8],
+	    env_user[300];
+	int fds[2], st = 0, n = 0;
+	size_t len = 0;
+	pid_t pid;
+
+	snprintf(check, sizeof(check), "jailcheck[%s]", pw->pw_name);
+	if (!self || strchr(self, '\'') || !(out = malloc(DOCTOR_MAX_OUT))) {
+		doctor_report(d, FAIL, check, NULL, "cannot name this binary");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' --jailcheck", self);
+	snprintf(env_home, sizeof(env_home), "HOME=%s", pw->pw_dir);
+	snprintf(env_user, sizeof(env_user), "USER=%s", pw->pw_name);
+	if (pipe2(fds, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
+		doctor_report(
+		    d, FAIL, check, NULL, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		char a0[] = "aisb-shell", a1[] = "--config", a3[] = "-c",
+		     path[] = "PATH=/usr/local/bin:/usr/bin:/bin",
+		     conf[PATH_MAX];
+		char *argv[] = {a0, a1, conf, a3, cmd, NULL};
+		char *envp[] = {path, env_home, env_user, NULL};
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 ||
+		    dup2(fds[1], 2) < 0 ||
+		    initgroups(pw->pw_name, pw->pw_gid) < 0 ||
+		    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) < 0 ||
+		    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) < 0)
+			_exit(126);
+		snprintf(conf, sizeof(conf), "%s", d->conf ? d->conf : "");
+		if (!d->conf) {
+			argv[1] = a3;
+			argv[2] = cmd;
+			argv[3] = NULL;
+		}
+		execve(self, argv, envp);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		struct pollfd p = {.fd = fds[0], .events = POLLIN};
+		ssize_t r;
+
+		if (poll(&p, 1, 120 * 1000) != 1) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		r = read(fds[0], out + len, DOCTOR_MAX_OUT - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len == DOCTOR_MAX_OUT - 1)
+			break;
+	}
+	out[len] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	    strstr(out, "jailcheck: clean")) {
+		doctor_report(d, OK, check, NULL,
+		    "a session of %s exposes nothing "
+		    "unexpected",
+		    pw->pw_name);
+		return;
+	}
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+		if (strstr(l, "FOUND") && n++ < 8)
+			doctor_report(d, FAIL, check,
+			    "tighten the policy "
+			    "(filesystem.hide, fewer binds)",
+			    "%s", l);
+	if (n == 0)
+		doctor_report(d, FAIL, check,
+		    "run aisb-shell -c 'aisb-shell "
+		    "--jailcheck' as the agent; the binary must be visible "
+		    "inside",
+		    "the check did not run (status %d)%s%.300s",
+		    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+		    len ? ": " : "", out);
 }
