@@ -290,7 +290,11 @@ policy_parse_new(const char *user, const char *home, struct policy_errs *errs)
 	ps->user = user;
 	ps->home = home;
 	ps->errs = errs;
-	/* No CFGF_IGNORE_UNKNOWN, no include function: see AESTHETICS 4.3. */
+	/*
+	 * No CFGF_IGNORE_UNKNOWN (an unknown key is an error, never
+	 * skipped) and no include function (a policy file never names
+	 * another file to read).
+	 */
 	ps->cfg = cfg_init(root_opts, CFGF_NONE);
 	if (ps->cfg == NULL) {
 		free(ps);
