@@ -1,5 +1,6 @@
 /*
- * init.c: PID 1 of the sandbox.
+ * init.c: PID 1 of the sandbox, and every change of the signal mask and
+ * dispositions that init and the inner make (their life: init.h).
  *
  * A pid namespace's init must reap whatever gets reparented to it, and
  * the kernel drops any signal sent to it that it has no handler for.
@@ -44,13 +45,18 @@ forward_set(sigset_t *set)
 		sigaddset(set, forwarded[i]);
 }
 
-void
+int
 init_prepare(void)
 {
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	sigset_t set;
 
 	forward_set(&set);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return log_errno(-errno, "init: block signals: %m");
+	if (sigaction(SIGCHLD, &dfl, NULL) < 0)
+		return log_errno(-errno, "init: SIGCHLD: %m");
+	return 0;
 }
 
 static void
@@ -87,35 +93,46 @@ reap(pid_t inner, int *ret_status)
 	return found;
 }
 
+/* Without a signalfd: still reap, so the session ends properly; no
+ * forwarding. */
+static int
+reap_plain(pid_t inner)
+{
+	int st;
+	pid_t p;
+
+	for (;;) {
+		p = wait(&st);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			return 127;
+		if (p == inner)
+			return session_shell_status(st);
+	}
+}
+
 int
 init_reap(pid_t inner)
 {
 	struct signalfd_siginfo si;
-	sigset_t set, old;
+	sigset_t set;
 	_cleanup_close_ int sfd = -1;
-	int status = 127, st;
+	int status = 127;
 	ssize_t n;
-	pid_t p;
 
+	/* Blocked already (init_prepare); again, so that this function
+	 * holds on its own. */
 	forward_set(&set);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0) {
+		log_warn("init: block signals: %m; signals will not be "
+		         "forwarded");
+		return reap_plain(inner);
+	}
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0) {
-		/* Still reap, so the session ends properly; no forwarding. */
 		log_warn("init: signalfd: %m; signals will not be forwarded");
-		for (;;) {
-			p = wait(&st);
-			if (p < 0 && errno == EINTR)
-				continue;
-			if (p < 0)
-				break;
-			if (p == inner) {
-				status = session_shell_status(st);
-				break;
-			}
-		}
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return status;
+		return reap_plain(inner);
 	}
 
 	/* Children that exited before the signalfd existed are reaped here:
@@ -131,6 +148,25 @@ init_reap(pid_t inner)
 		if (si.ssi_signo != SIGCHLD)
 			forward(inner, (int)si.ssi_signo);
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
+}
+
+int
+init_signals_reset(void)
+{
+	struct sigaction sa = {.sa_handler = SIG_DFL};
+	sigset_t none;
+	int sig;
+
+	for (sig = 1; sig < _NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		/* EINVAL: numbers glibc reserves for itself. */
+		if (sigaction(sig, &sa, NULL) < 0 && errno != EINVAL)
+			return log_errno(-errno, "reset signal %d: %m", sig);
+	}
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		return log_errno(-errno, "unblock signals: %m");
+	return 0;
 }

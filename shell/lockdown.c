@@ -28,6 +28,7 @@
 
 #include <cap-ng.h>
 
+#include "init.h"
 #include "lockdown.h"
 #include "log.h"
 #include "seccomp_deny.h"
@@ -207,38 +208,12 @@ verify_status(void)
 	return 0;
 }
 
-/*
- * The inner starts with default signal dispositions and nothing
- * blocked, as after login: an ignored SIGINT inherited from whoever
- * started aisb-shell (a script's "cmd &") would survive exec and make
- * Ctrl-C useless inside.
- */
-static int
-reset_signals(void)
-{
-	struct sigaction sa = {.sa_handler = SIG_DFL};
-	sigset_t none;
-	int sig;
-
-	for (sig = 1; sig < _NSIG; sig++) {
-		if (sig == SIGKILL || sig == SIGSTOP)
-			continue;
-		/* EINVAL: numbers glibc reserves for itself. */
-		if (sigaction(sig, &sa, NULL) < 0 && errno != EINVAL)
-			return log_errno(-errno, "reset signal %d: %m", sig);
-	}
-	sigemptyset(&none);
-	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-		return log_errno(-errno, "unblock signals: %m");
-	return 0;
-}
-
 int
 lockdown_inner(void)
 {
 	int r;
 
-	if ((r = reset_signals()) < 0)
+	if ((r = init_signals_reset()) < 0)
 		return r;
 	if ((r = enter_userns()) < 0)
 		return r;
@@ -266,6 +241,11 @@ lockdown_init(void)
 
 	if ((r = drop_caps(true)) < 0)
 		return r;
+	/* Read back from the kernel: no effective, permitted or
+	 * inheritable capability is left. */
+	if (capng_get_caps_process() < 0 ||
+	    capng_have_capabilities(CAPNG_SELECT_CAPS) != CAPNG_NONE)
+		return log_errno(-EPERM, "init: capabilities are still there");
 	/*
 	 * Not dumpable: nothing inside may ptrace PID 1, read its memory
 	 * (process_vm_readv) or open its /proc files; they become owned

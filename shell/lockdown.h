@@ -13,7 +13,7 @@ int lockdown_limit_userns(void);
 
 /*
  * Inner, last step before exec: default signal dispositions and an
- * empty signal mask; enter a second-level user namespace
+ * empty signal mask (init_signals_reset); enter a second-level user namespace
  * (uid mapped to itself), check that a further one cannot be made,
  * capng_lock, clear and apply ALL capability sets, no_new_privs, the
  * seccomp filter (every arch the binary can be called with), close
@@ -23,7 +23,8 @@ int lockdown_limit_userns(void);
  */
 int lockdown_inner(void);
 
-/* init, after forking the inner: drop every capability, not dumpable. */
+/* init, after forking the inner: drop every capability, not dumpable;
+ * both read back.  0 or -errno (logged). */
 int lockdown_init(void);
 
 #endif

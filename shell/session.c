@@ -3,21 +3,29 @@
  *
  * Three processes run this file: the outer aisb-shell (host namespaces),
  * init (PID 1 of the sandbox, cloned by ns_spawn) and the inner shell
- * (forked by init).  Any failing step ends the session with 77 (the
- * host cannot enforce) or 78 (the policy is invalid or unsafe), after
- * one line saying what; nothing ever runs unsandboxed.
+ * (forked by init).  Every step returns 0 or -errno (-SESSION_EPOLICY
+ * for a policy problem), after logging one line saying what; each
+ * process turns that into its exit status in one place, with
+ * session_exit_code (77: the host cannot enforce, 78: the policy is
+ * invalid or unsafe): session_run, init_main and inner_main.  Nothing
+ * ever runs unsandboxed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
+#include <net/if.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,12 +49,10 @@
 #include "session.h"
 #include "sesslimits.h"
 #include "slog.h"
+#include "sync.h"
 #include "util.h"
 
-enum { MSG_TTY = 'T', MSG_NOTTY = 'N' };
-
 struct session {
-	const struct aisb_args *args;
 	struct aisb_policy *pol;
 	char id[SLOG_ID_LEN + 1];
 	char *user;
@@ -62,44 +68,121 @@ struct session {
 	int gate_fd;
 };
 
-/* ---- init and inner ---------------------------------------------- */
+/* ---- the inner (stage 10) ------------------------------------------ */
 
-static void
-inner_main(struct session *s, int slave)
+/* Everything before the exec.  0 or -errno (logged). */
+static int
+inner_setup(struct session *s, int slave)
 {
 	int r;
 
 	/* init made the memory we share non-dumpable; the inner needs its
 	 * own /proc files (uid_map of its userns) and holds nothing that
 	 * the sandbox may not see once it execs. */
-	if (prctl(PR_SET_DUMPABLE, 1) < 0) {
-		log_errno(-errno, "PR_SET_DUMPABLE: %m");
-		_exit(AISB_EX_HOST);
-	}
-	if (slave >= 0 && (r = pty_attach(slave)) < 0) {
-		log_errno(r, "pty: %m");
-		_exit(AISB_EX_HOST);
-	}
-	if ((r = sesslimits_rlimits(s->pol)) < 0) {
-		log_errno(r, "rlimits: %m");
-		_exit(AISB_EX_HOST);
-	}
-	if (chdir(s->pol->project.target) < 0) {
-		log_errno(-errno, "chdir %s: %m", s->pol->project.target);
-		_exit(AISB_EX_HOST);
-	}
+	if (prctl(PR_SET_DUMPABLE, 1) < 0)
+		return log_errno(-errno, "PR_SET_DUMPABLE: %m");
+	if (slave >= 0 && (r = pty_attach(slave)) < 0)
+		return log_errno(r, "pty: %m");
+	if ((r = sesslimits_rlimits(s->pol)) < 0)
+		return log_errno(r, "rlimits: %m");
+	if (chdir(s->pol->project.target) < 0)
+		return log_errno(
+		    -errno, "chdir %s: %m", s->pol->project.target);
 	/* Must be last: it closes every fd above 2 and drops everything. */
 	closelog();
-	if (lockdown_inner() < 0)
-		_exit(AISB_EX_HOST);
+	return lockdown_inner();
+}
+
+static void
+inner_main(struct session *s, int slave)
+{
+	int r;
+
+	if ((r = inner_setup(s, slave)) < 0)
+		_exit(session_exit_code(r));
 	execve(s->pol->shell, s->form.argv, s->envp);
 	dprintf(2, "aisb: cannot run the shell %s inside the sandbox: %s\n",
 	    s->pol->shell, strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
+/* ---- init: stages 4 to 10 ------------------------------------------ */
+
+/*
+ * Stage 4: a session of its own, the maps, the parent check; then not
+ * dumpable and a cgroup namespace of its own.  Reads back: the ids
+ * inside are the caller's, init leads its session, it is not dumpable.
+ */
 static int
-init_mounts(struct session *s)
+stage_ids(struct session *s, int sync_fd)
+{
+	int r;
+
+	/* Leave the caller's session: its terminal is no longer our
+	 * controlling tty, so nothing inside can reach it (TIOCSTI). */
+	if (setsid() < 0)
+		return log_errno(-errno, "setsid: %m");
+	if ((r = ns_init_begin(sync_fd, s->uid, s->gid)) < 0)
+		return r;
+	/*
+	 * Not dumpable from here on: init's memory (the caller's whole
+	 * environment, the secrets) and /proc/1/environ stay out of reach
+	 * of the inner, which runs before lockdown_init().  Only after the
+	 * maps: a non-dumpable task's /proc files belong to the host root.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return log_errno(-errno, "PR_SET_DUMPABLE: %m");
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		return log_errno(-errno, "cgroup namespace: %m");
+	if (getuid() != s->uid || getgid() != s->gid)
+		return log_errno(-EPERM, "init: ids %u:%u inside, want %u:%u",
+		    (unsigned)getuid(), (unsigned)getgid(), (unsigned)s->uid,
+		    (unsigned)s->gid);
+	if (getsid(0) != getpid() || prctl(PR_GET_DUMPABLE) != 0)
+		return log_errno(-EPERM,
+		    "init: not its own session, or "
+		    "still dumpable");
+	return 0;
+}
+
+/* Is lo up?  0, or -errno. */
+static int
+lo_up(void)
+{
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr = {.ifr_name = "lo"};
+
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return -errno;
+	return ifr.ifr_flags & IFF_UP ? 0 : -ENETDOWN;
+}
+
+/*
+ * Stage 5: lo; gated: the ruleset (net_gated_setup reads it back) and
+ * the gate's sockets.  The gate then starts (exec, policy, its own
+ * lockdown) while init builds the mounts; init waits for its "ready"
+ * only before anything of the session runs (stage_gate).  Reads back:
+ * lo is up.
+ */
+static int
+stage_network(struct session *s)
+{
+	int r;
+
+	if ((r = net_lo_up()) < 0)
+		return r;
+	if (s->pol->net.mode == AISB_NET_GATED &&
+	    ((r = net_gated_setup(s->pol)) < 0 ||
+	        (r = gatectl_hand_sockets(s->gate_fd, s->pol)) < 0))
+		return r;
+	if ((r = lo_up()) < 0)
+		return log_errno(r, "lo is not up: %m");
+	return 0;
+}
+
+/* Stage 6: the filesystem view (mount_setup), entered. */
+static int
+stage_view(struct session *s)
 {
 	_cleanup_free_ char *passwd = NULL, *group = NULL, *hosts = NULL,
 	                    *hostname = NULL, *resolv = NULL;
@@ -132,88 +215,111 @@ init_mounts(struct session *s)
 	return mount_setup(&mo);
 }
 
-/* PID 1 of the sandbox.  Returns its exit status. */
+/* Stage 7: the hostname, read back. */
 static int
-init_main(void *arg, int sync_fd)
+stage_uts(struct session *s)
 {
-	struct session *s = arg;
-	int master = -1, slave = -1, r;
-	pid_t inner;
+	char name[HOST_NAME_MAX + 1] = "";
 
-	/* Leave the caller's session: its terminal is no longer our
-	 * controlling tty, so nothing inside can reach it (TIOCSTI). */
-	if (setsid() < 0)
-		return log_errno(-errno, "setsid: %m"), AISB_EX_HOST;
-	r = ns_init_begin(sync_fd, s->uid, s->gid);
-	if (r == -EPIPE)
-		return AISB_EX_HOST; /* the outer is gone */
-	if (r < 0)
-		return AISB_EX_HOST;
-	/*
-	 * Not dumpable from here on: init's memory (the caller's whole
-	 * environment, the secrets) and /proc/1/environ stay out of reach
-	 * of the inner, which runs before lockdown_init().  Only after the
-	 * maps: a non-dumpable task's /proc files belong to the host root.
-	 */
-	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		return log_errno(-errno, "PR_SET_DUMPABLE: %m"), AISB_EX_HOST;
-	if (unshare(CLONE_NEWCGROUP) < 0)
-		return log_errno(-errno, "cgroup namespace: %m"), AISB_EX_HOST;
-	if (net_lo_up() < 0)
-		return AISB_EX_HOST;
-	/*
-	 * The gate gets its sockets now and starts (exec, policy, its own
-	 * lockdown) while init builds the mounts; init waits for its
-	 * "ready" only before anything of the session runs.
-	 */
-	if (s->pol->net.mode == AISB_NET_GATED &&
-	    (net_gated_setup(s->pol) < 0 ||
-	        gatectl_hand_sockets(s->gate_fd, s->pol) < 0))
-		return AISB_EX_HOST;
-	r = init_mounts(s);
-	if (r < 0)
-		return session_exit_code(r);
 	if (sethostname(s->pol->hostname, strlen(s->pol->hostname)) < 0)
-		return log_errno(-errno, "sethostname: %m"), AISB_EX_HOST;
-	if (lockdown_limit_userns() < 0)
-		return AISB_EX_HOST;
-	if (s->pol->net.mode == AISB_NET_GATED) {
-		if (gatectl_wait_ready(s->gate_fd) < 0)
-			return AISB_EX_HOST;
-		close(s->gate_fd);
-		s->gate_fd = -1;
-	}
-	/* From "tty"/"no tty" on, the outer forwards signals to us: they
-	 * must wait (blocked) until init_reap reads them; the inner
-	 * inherits the mask and lockdown_inner clears it. */
-	init_prepare();
-	if (s->tty) {
-		if (pty_open(&master, &slave) < 0)
-			return AISB_EX_HOST;
-		r = ns_send(sync_fd, MSG_TTY, master);
-		close(master);
-	} else
-		r = ns_send(sync_fd, MSG_NOTTY, -1);
-	if (r < 0)
-		return AISB_EX_HOST;
-	close(sync_fd);
+		return log_errno(-errno, "sethostname: %m");
+	if (gethostname(name, sizeof(name)) < 0 ||
+	    strcmp(name, s->pol->hostname) != 0)
+		return log_errno(
+		    -EPERM, "the hostname reads back as \"%s\"", name);
+	return 0;
+}
+
+/* Gated: wait for the gate's "ready" (it has its sockets, its policy
+ * and its own lockdown), then let go of its control socket. */
+static int
+stage_gate(struct session *s)
+{
+	int r;
+
+	if (s->pol->net.mode != AISB_NET_GATED)
+		return 0;
+	if ((r = gatectl_wait_ready(s->gate_fd)) < 0)
+		return r;
+	close(s->gate_fd);
+	s->gate_fd = -1;
+	return 0;
+}
+
+/*
+ * Stage 9: with a caller's terminal, a pty from the sandbox's devpts and
+ * its master to the outer ("tty"); else "no tty".  From then on the
+ * outer forwards signals, so init blocks them first (init.h).  Reads
+ * back: the slave is a terminal of the sandbox's own devpts.
+ */
+static int
+stage_tty(struct session *s, int sync_fd, int *ret_slave)
+{
+	_cleanup_close_ int master = -1, slave = -1;
+	struct stat st, pts;
+	int r;
+
+	*ret_slave = -1;
+	if ((r = init_prepare()) < 0)
+		return r;
+	if (!s->tty)
+		return sync_send_notty(sync_fd);
+	if ((r = pty_open(&master, &slave)) < 0)
+		return r;
+	if (!isatty(slave) || fstat(slave, &st) < 0 ||
+	    stat("/dev/pts", &pts) < 0 || st.st_dev != pts.st_dev)
+		return log_errno(-EPERM, "the pty is not the sandbox's own");
+	if ((r = sync_send_tty(sync_fd, master)) < 0)
+		return r;
+	*ret_slave = TAKE_FD(slave);
+	return 0;
+}
+
+/* Stage 10, init's half: fork the inner, then init's own lockdown. */
+static int
+stage_inner(struct session *s, int slave, pid_t *ret_inner)
+{
+	pid_t inner;
+	int r;
+
 	inner = fork();
 	if (inner < 0)
-		return log_errno(-errno, "fork: %m"), AISB_EX_HOST;
+		return log_errno(-errno, "fork: %m");
 	if (inner == 0)
 		inner_main(s, slave);
 	if (slave >= 0)
 		close(slave);
 	env_free(s->envp); /* wiped: it may hold secrets */
 	s->envp = NULL;
-	if (lockdown_init() < 0) {
+	if ((r = lockdown_init()) < 0) {
 		kill(inner, SIGKILL);
-		return AISB_EX_HOST;
+		return r;
 	}
+	*ret_inner = inner;
+	return 0;
+}
+
+/* PID 1 of the sandbox: the stages in order, then init_reap.  Returns
+ * its exit status. */
+static int
+init_main(void *arg, int sync_fd)
+{
+	struct session *s = arg;
+	int slave = -1, r;
+	pid_t inner = -1;
+
+	if ((r = stage_ids(s, sync_fd)) < 0 || (r = stage_network(s)) < 0 ||
+	    (r = stage_view(s)) < 0 || (r = stage_uts(s)) < 0 ||
+	    (r = lockdown_limit_userns()) < 0 || (r = stage_gate(s)) < 0 ||
+	    (r = stage_tty(s, sync_fd, &slave)) < 0)
+		return session_exit_code(r);
+	close(sync_fd);
+	if ((r = stage_inner(s, slave, &inner)) < 0)
+		return session_exit_code(r);
 	return init_reap(inner);
 }
 
-/* ---- outer ------------------------------------------------------- */
+/* ---- the outer ------------------------------------------------------ */
 
 static int
 load_policy(struct session *s, const struct aisb_args *a)
@@ -237,7 +343,7 @@ load_policy(struct session *s, const struct aisb_args *a)
 		if (errs.n == 0)
 			log_err("cannot load the policy: %s", strerror(-r));
 		policy_errs_free(&errs);
-		return r == -ENOMEM ? AISB_EX_HOST : AISB_EX_CONFIG;
+		return r == -ENOMEM ? -ENOMEM : -SESSION_EPOLICY;
 	}
 	policy_errs_free(&errs);
 	return 0;
@@ -278,7 +384,78 @@ home_inside(struct session *s)
 		s->home_in = strdup(h);
 	else if (asprintf(&s->home_in, "/home/%s", s->user) < 0)
 		s->home_in = NULL;
-	return s->home_in ? 0 : log_errno(-ENOMEM, "out of memory");
+	if (!s->home_in)
+		return log_errno(-ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The environment, with the secrets (wiped here once it holds them). */
+static int
+build_env(struct session *s)
+{
+	char **secrets = NULL;
+	int r;
+
+	if ((r = secret_read(s->pol, s->uid, &secrets)) < 0)
+		return r;
+	r = env_build(
+	    &(struct env_opts){
+	        .pol = s->pol,
+	        .caller = environ,
+	        .secrets = secrets,
+	        .user = s->user,
+	        .home = s->home_in,
+	        .pwd = s->pol->project.target,
+	        .session_id = s->id,
+	    },
+	    &s->envp);
+	env_free(secrets);
+	if (r < 0)
+		return log_errno(r, "environment: %m");
+	return 0;
+}
+
+/* Stage 1: descriptors, who calls, the policy, the project, the shell
+ * form and the environment. */
+static int
+stage_prepare(struct session *s, const struct aisb_args *a)
+{
+	int r;
+
+	/* A login shell owns no descriptor but 0, 1, 2: drop strays (an
+	 * sshd or harness leftover) before anything can inherit them. */
+	close_range(3, ~0U, 0);
+	/* And 0, 1, 2 must be open, or the next fd we open would become
+	 * the inner's stdin or stdout. */
+	for (r = 0; r < 3; r++)
+		if (fcntl(r, F_GETFD) < 0 && open("/dev/null", O_RDWR) != r)
+			return -EBADF;
+	log_open("aisb-shell", LOG_TO_SYSLOG | LOG_TO_STDERR);
+	s->uid = getuid();
+	s->gid = getgid();
+	if (s->uid == 0 || geteuid() == 0) {
+		log_err(
+		    "aisb-shell does not run sessions as root (uid 0): it "
+		    "is the login shell of agent accounts; use --print-policy "
+		    "or --doctor as root");
+		return -SESSION_EPOLICY;
+	}
+	if (a->user) {
+		log_err("--user is for the admin forms only");
+		return -SESSION_EUSAGE;
+	}
+	if ((r = whoami(s)) < 0 || (r = load_policy(s, a)) < 0 ||
+	    (r = home_inside(s)) < 0)
+		return r;
+	if ((r = slog_new_id(s->id)) < 0)
+		return log_errno(r, "getrandom: %m");
+	if ((r = form_build(
+	         a->login, a->argc, a->argv, s->pol->shell, &s->form)) < 0 ||
+	    (r = project_select(s->pol, &s->proj)) < 0 ||
+	    (r = build_env(s)) < 0)
+		return r;
+	s->tty = isatty(0) && isatty(1);
+	return 0;
 }
 
 static double
@@ -298,132 +475,95 @@ reap_failed_init(pid_t pid)
 
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
-			return AISB_EX_HOST;
+			return -errno;
 	if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
 		return WEXITSTATUS(st);
-	return AISB_EX_HOST;
+	return -ECHILD;
 }
 
+/*
+ * Stages 4 to 11 from the outer: clone init, place it in the cgroup,
+ * "go", then relay until it exits.  The session's status (>= 0), or
+ * -errno.
+ */
 static int
-session_run(struct session *s, const struct aisb_args *a)
+stage_sandbox(struct session *s, struct sesslimits_state *lim, int *timed_out)
 {
-	struct sesslimits_state *lim = NULL;
-	char **secrets = NULL;
-	int sync_fd = -1, master = -1, timed_out = 0, status, r;
-	pid_t init = -1, gate = -1;
-	double t0 = now();
-	bool oom;
-	char tag;
+	int sync_fd = -1, master = -1, status, r;
+	pid_t init = -1;
 
-	/* A login shell owns no descriptor but 0, 1, 2: drop strays (an
-	 * sshd or harness leftover) before anything can inherit them. */
-	close_range(3, ~0U, 0);
-	/* And 0, 1, 2 must be open, or the next fd we open would become
-	 * the inner's stdin or stdout. */
-	for (r = 0; r < 3; r++)
-		if (fcntl(r, F_GETFD) < 0 && open("/dev/null", O_RDWR) != r)
-			return AISB_EX_HOST;
-	log_open("aisb-shell", LOG_TO_SYSLOG | LOG_TO_STDERR);
-	s->uid = getuid();
-	s->gid = getgid();
-	if (s->uid == 0 || geteuid() == 0) {
-		log_err(
-		    "aisb-shell does not run sessions as root (uid 0): it "
-		    "is the login shell of agent accounts; use --print-policy "
-		    "or --doctor as root");
-		return AISB_EX_CONFIG;
-	}
-	if (a->user) {
-		log_err("--user is for the admin forms only");
-		return 2;
-	}
-	if ((r = whoami(s)) < 0)
-		return session_exit_code(r);
-	if ((r = load_policy(s, a)) != 0)
-		return r;
-	if ((r = home_inside(s)) < 0)
-		return session_exit_code(r);
-	if ((r = slog_new_id(s->id)) < 0) {
-		log_errno(r, "getrandom: %m");
-		return AISB_EX_HOST;
-	}
-	if ((r = form_build(
-	         a->login, a->argc, a->argv, s->pol->shell, &s->form)) < 0 ||
-	    (r = project_select(s->pol, &s->proj)) < 0 ||
-	    (r = secret_read(s->pol, s->uid, &secrets)) < 0)
-		return session_exit_code(r);
-	{
-		struct env_opts eo = {
-		    .pol = s->pol,
-		    .caller = environ,
-		    .secrets = secrets,
-		    .user = s->user,
-		    .home = s->home_in,
-		    .pwd = s->pol->project.target,
-		    .session_id = s->id,
-		};
-
-		r = env_build(&eo, &s->envp);
-		env_free(secrets);
-		if (r < 0)
-			return log_errno(r, "environment: %m"), AISB_EX_HOST;
-	}
-	s->tty = isatty(0) && isatty(1);
-	if (sesslimits_setup(s->pol, s->id, &lim) < 0)
-		return AISB_EX_HOST;
-	if (s->pol->net.mode == AISB_NET_GATED &&
-	    gatectl_spawn(a, s->pol, s->id, &gate, &s->gate_fd) < 0) {
-		sesslimits_teardown(lim);
-		return AISB_EX_HOST;
-	}
-	slog_start(&(struct slog_start){
-	    .id = s->id,
-	    .user = s->user,
-	    .uid = s->uid,
-	    .project = s->proj.path,
-	    .how = s->proj.how,
-	    .policy_hash = s->pol->hash,
-	    .mode = s->form.mode,
-	});
 	r = ns_spawn(init_main, s, &init, &sync_fd);
 	env_free(s->envp); /* init has its copy; this one may hold secrets */
 	s->envp = NULL;
 	if (s->gate_fd >= 0)
 		close(s->gate_fd);
-	if (r < 0) {
-		status = AISB_EX_HOST;
-		goto done;
-	}
-	if (sesslimits_attach(lim, init) < 0) {
+	s->gate_fd = -1;
+	if (r < 0)
+		return r;
+	if ((r = sesslimits_attach(lim, init)) < 0) {
 		kill(init, SIGKILL);
 		reap_failed_init(init);
-		status = AISB_EX_HOST;
-		goto done;
+		close(sync_fd);
+		return r;
 	}
-	r = ns_outer_go(sync_fd);
+	r = sync_recv_ready(sync_fd);
 	if (r >= 0)
-		r = ns_recv(sync_fd, &tag, &master);
+		r = sync_send_go(sync_fd);
+	if (r >= 0)
+		r = sync_recv_tty(sync_fd, &master);
 	close(sync_fd);
-	if (r < 0 || (tag == MSG_TTY) != (master >= 0)) {
+	if (r < 0)
 		/* init failed and said why on stderr; or it was killed. */
-		if (master >= 0)
-			close(master);
-		status = reap_failed_init(init);
-		goto done;
-	}
+		return reap_failed_init(init);
 	status =
-	    pty_outer_wait(init, master, s->pol->limits.timeout, &timed_out);
+	    pty_outer_wait(init, master, s->pol->limits.timeout, timed_out);
 	if (master >= 0)
 		close(master);
-	if (timed_out)
+	if (*timed_out)
 		status = sesslimits_timeout_status(s->pol);
-done:
-	oom = lim && sesslimits_oom_report(lim, s->pol);
-	/* Stops the gate; if it had died during the session, the session
-	 * log says so (the sandbox then had no egress). */
-	if (gate > 0)
-		(void)gatectl_stop(gate);
-	slog_end(s->id, status, now() - t0, timed_out, oom);
+	return status;
+}
+
+/* The outer, stage by stage.  Returns the exit status. */
+static int
+session_run(struct session *s, const struct aisb_args *a)
+{
+	struct sesslimits_state *lim = NULL;
+	int timed_out = 0, status, r;
+	pid_t gate = -1;
+	double t0 = now();
+	bool started = false, oom;
+
+	r = stage_prepare(s, a);
+	/* Stage 2: the session cgroup. */
+	if (r >= 0)
+		r = sesslimits_setup(s->pol, s->id, &lim);
+	/* Stage 3: the gate. */
+	if (r >= 0 && s->pol->net.mode == AISB_NET_GATED)
+		r = gatectl_spawn(a, s->pol, s->id, &gate, &s->gate_fd);
+	if (r >= 0) {
+		slog_start(&(struct slog_start){
+		    .id = s->id,
+		    .user = s->user,
+		    .uid = s->uid,
+		    .project = s->proj.path,
+		    .how = s->proj.how,
+		    .policy_hash = s->pol->hash,
+		    .mode = s->form.mode,
+		});
+		started = true;
+		r = stage_sandbox(s, lim, &timed_out);
+	}
+	/* The one place an error becomes the outer's exit status. */
+	status = r < 0 ? session_exit_code(r) : r;
+	if (started) {
+		oom = lim && sesslimits_oom_report(lim, s->pol);
+		/* Stops the gate; if it had died during the session, the
+		 * session log says so (the sandbox then had no egress). */
+		if (gate > 0)
+			(void)gatectl_stop(gate);
+		slog_end(s->id, status, now() - t0, timed_out, oom);
+	}
 	sesslimits_teardown(lim);
 	return status;
 }
@@ -439,12 +579,14 @@ session_free(struct session *s)
 	form_free(&s->form);
 	env_free(s->envp);
 	policy_free(s->pol);
+	if (s->gate_fd >= 0)
+		close(s->gate_fd);
 }
 
 int
 session_main(const struct aisb_args *a)
 {
-	struct session s = {.args = a, .gate_fd = -1};
+	struct session s = {.gate_fd = -1};
 	int status;
 
 	status = session_run(&s, a);

@@ -18,11 +18,19 @@
  * failure (AISB_EX_HOST).  The helper has already logged one line.
  */
 #define SESSION_EPOLICY EKEYREJECTED
+/* The same for a call aisb-shell does not accept (exit 2, as for an
+ * unknown option). */
+#define SESSION_EUSAGE EBADRQC
 
+/* A step's -errno as the exit status of the process it ends. */
 static inline int
 session_exit_code(int r)
 {
-	return r == -SESSION_EPOLICY ? AISB_EX_CONFIG : AISB_EX_HOST;
+	if (r == -SESSION_EPOLICY)
+		return AISB_EX_CONFIG;
+	if (r == -SESSION_EUSAGE)
+		return 2;
+	return AISB_EX_HOST;
 }
 
 /* A waitpid status as a shell reports it: the exit code, or 128+N for

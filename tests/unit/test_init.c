@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +124,10 @@ inner(enum inner_kind k, int ready, int sig)
 	_exit(99);
 }
 
+/* init starts with SIGCHLD ignored, as when aisb-shell's caller
+ * ignored it (dispositions survive exec and clone). */
+static int ignore_chld;
+
 /* Run one case in fresh user+pid namespaces; return init_reap's value
  * (through init's exit status), or -1. */
 static int
@@ -138,9 +143,15 @@ run_case(enum inner_kind k, int sig)
 			_exit(200);
 		if (pipe(ready) < 0)
 			_exit(201);
+		/* A case that hangs fails instead: init dies with us. */
+		alarm(10);
 		init = fork();
 		if (init == 0) {
 			pid_t in;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (ignore_chld)
+				signal(SIGCHLD, SIG_IGN);
 
 			/* As the session does: a signal sent before
 			 * init_reap runs must wait, not be dropped. */
@@ -193,5 +204,11 @@ main(void)
 	    "SIGUSR1 is forwarded");
 	is_int(run_case(CATCH_GROUP, SIGQUIT), 60 + SIGQUIT,
 	    "SIGQUIT is forwarded");
+	ignore_chld = 1;
+	is_int(run_case(EXIT42, 0), 42,
+	    "with SIGCHLD ignored by the caller the status still comes back");
+	is_int(run_case(CATCH, SIGTERM), 60 + SIGTERM,
+	    "and signals are still forwarded");
+	ignore_chld = 0;
 	return tap_done();
 }
