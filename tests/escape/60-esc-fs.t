@@ -11,8 +11,8 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-sess.sh
-. "$(dirname "$0")/lib-sess.sh" esc
+# shellcheck source=tests/lib/sess.sh
+. "$(dirname "$0")/../lib/sess.sh" esc --helpers
 exec </dev/null
 sess_require
 u=tesc3

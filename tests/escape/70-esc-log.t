@@ -10,8 +10,8 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-sess.sh
-. "$(dirname "$0")/lib-sess.sh" esc
+# shellcheck source=tests/lib/sess.sh
+. "$(dirname "$0")/../lib/sess.sh" esc --helpers
 # shellcheck source=tests/lib/syslog.sh
 . "$(dirname "$0")/../lib/syslog.sh"
 exec </dev/null

@@ -2,12 +2,12 @@
 # The filesystem view: read-only system, hidden host state, writable
 # /tmp, home and project; each attack next to the legitimate action.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/sess.sh" sbx
 exec </dev/null
-sbx_require
-sbx_user tsbx2
-conf=$(sbx_conf fs 'home { path = "tmpfs" }' 'hostname = "sbxhost"')
-proj=$SBX_TOP/tsbx2/project
+sess_require
+sess_user tsbx2
+conf=$(sess_conf fs 'home { path = "tmpfs" }' 'hostname = "sbxhost"')
+proj=$SESS_TOP/tsbx2/project
 # Host canaries that must stay invisible.
 install -d -m 0700 -o tsbx2 -g tsbx2 /home/tsbx2/.ssh
 echo "ssh-ed25519 AAAAsbxcanarykey" > /home/tsbx2/.ssh/authorized_keys
@@ -15,7 +15,7 @@ chown tsbx2: /home/tsbx2/.ssh/authorized_keys
 touch /root/sbx-root-canary
 at_exit "rm -f /root/sbx-root-canary"
 
-r() { sbx tsbx2 "$conf" -c "$1" 2>&1; }
+r() { sess tsbx2 "$conf" -c "$1" 2>&1; }
 
 out=$(r 'cat /etc/shadow'); rc=$?
 ok "reading /etc/shadow fails" [ "$rc" -ne 0 ]
@@ -60,10 +60,10 @@ is "$(stat -c %U "$proj/from-inside")" "tsbx2" "and belongs to the agent there"
 
 # Outside the project: the rest of the root and other directories are
 # not even visible, and writable host places stay unreachable.
-install -d -m 0777 "$SBX_TOP/tsbx2/other"
-out=$(r "echo x > $SBX_TOP/tsbx2/other/f"); rc=$?
+install -d -m 0777 "$SESS_TOP/tsbx2/other"
+out=$(r "echo x > $SESS_TOP/tsbx2/other/f"); rc=$?
 ok "writing outside the project fails" [ "$rc" -ne 0 ]
-ok "nothing was written outside the project" [ ! -e "$SBX_TOP/tsbx2/other/f" ]
+ok "nothing was written outside the project" [ ! -e "$SESS_TOP/tsbx2/other/f" ]
 r 'echo x > /dev/shm/x; cat /dev/shm/x' >/dev/null
 ok "/dev/shm of the sandbox is not the host's" [ ! -e /dev/shm/x ]
 
@@ -92,11 +92,11 @@ like "$(r 'cat /proc/self/uid_map')" "^ *$(id -u tsbx2) +$(id -u tsbx2) +1" \
 xro=$(mktemp -d /srv/aisbt-sbx/xro.XXXXXX); xrw=$(mktemp -d /srv/aisbt-sbx/xrw.XXXXXX)
 chmod 0755 "$xro"; chown tsbx2: "$xrw"; echo ro > "$xro/f"
 at_exit "rm -rf '$xro' '$xrw'"
-conf2=$(sbx_conf fs2 "filesystem { readonly = {\"$xro\"} readwrite = {\"$xrw\"} }")
-is "$(sbx tsbx2 "$conf2" -c "cat $xro/f")" "ro" "a filesystem.readonly path is visible"
-sbx tsbx2 "$conf2" -c "echo x > $xro/g" 2>/dev/null
+conf2=$(sess_conf fs2 "filesystem { readonly = {\"$xro\"} readwrite = {\"$xrw\"} }")
+is "$(sess tsbx2 "$conf2" -c "cat $xro/f")" "ro" "a filesystem.readonly path is visible"
+sess tsbx2 "$conf2" -c "echo x > $xro/g" 2>/dev/null
 ok "and read-only" [ ! -e "$xro/g" ]
-sbx tsbx2 "$conf2" -c "echo x > $xrw/g"
+sess tsbx2 "$conf2" -c "echo x > $xrw/g"
 ok "a filesystem.readwrite path is writable" [ -e "$xrw/g" ]
 
 done_testing

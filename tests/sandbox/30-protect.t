@@ -3,14 +3,14 @@
 # whether or not they exist, and cannot be replaced by renaming a parent;
 # the rest of the project stays writable.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/sess.sh" sbx
 exec </dev/null
-sbx_require
-sbx_user tsbx3
-conf=$(sbx_conf protect 'home { path = "tmpfs" }')
-proj=$SBX_TOP/tsbx3/project
+sess_require
+sess_user tsbx3
+conf=$(sess_conf protect 'home { path = "tmpfs" }')
+proj=$SESS_TOP/tsbx3/project
 
-r() { sbx tsbx3 "$conf" -c "cd /project && $1" 2>&1; }
+r() { sess tsbx3 "$conf" -c "cd /project && $1" 2>&1; }
 
 # 1. A real repository: hooks and config exist.
 as tsbx3 git -C "$proj" init -q
@@ -55,10 +55,10 @@ is "$(r 'echo still > other && cat other')" "still" \
 rm -rf "$proj/.git"
 install -d -o tsbx3 -g tsbx3 "$proj/realgit"
 ln -s realgit "$proj/.git"
-out=$(sbx tsbx3 "$conf" -c 'echo ran' 2>&1); rc=$?
+out=$(sess tsbx3 "$conf" -c 'echo ran' 2>&1); rc=$?
 is "$rc" 78 "a symlinked .git is refused with 78"
 like "$out" "symlink" "the refusal names the symlink"
 rm -f "$proj/.git"
-is "$(sbx tsbx3 "$conf" -c 'echo ran')" "ran" "without the symlink it runs"
+is "$(sess tsbx3 "$conf" -c 'echo ran')" "ran" "without the symlink it runs"
 
 done_testing

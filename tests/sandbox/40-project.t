@@ -2,13 +2,13 @@
 # Project selection: AISB_PROJECT and the working directory pick a project
 # under project.roots; a symlink or ".." that leads out is refused (78).
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/sess.sh" sbx
 exec </dev/null
-sbx_require
-sbx_user tsbx4
-conf=$(sbx_conf project 'home { path = "tmpfs" }')
-root=$SBX_TOP/tsbx4
-out_dir=$SBX_TOP/outside-tsbx4
+sess_require
+sess_user tsbx4
+conf=$(sess_conf project 'home { path = "tmpfs" }')
+root=$SESS_TOP/tsbx4
+out_dir=$SESS_TOP/outside-tsbx4
 install -d -m 0755 -o tsbx4 -g tsbx4 "$root/sub" "$root/project/deep" "$out_dir"
 at_exit "rm -rf '$out_dir'"
 echo default > "$root/project/marker"
@@ -18,7 +18,7 @@ echo OUTSIDE > "$out_dir/marker"
 ln -sfn "$out_dir" "$root/link"
 ln -sfn sub "$root/ilink"
 
-m() { sbx_in "$@" -- -c 'cat /project/marker' 2>&1; }
+m() { sess_in "$@" -- -c 'cat /project/marker' 2>&1; }
 
 # AISB_PROJECT
 out=$(m / tsbx4 "$conf" AISB_PROJECT="$root/link"); rc=$?

@@ -3,11 +3,11 @@
 # reach, the sandbox's own processes stay in reach; no process outlives
 # the session.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/sess.sh" sbx
 exec </dev/null
-sbx_require
-sbx_user tsbx5
-conf=$(sbx_conf proc 'home { path = "tmpfs" }' \
+sess_require
+sess_user tsbx5
+conf=$(sess_conf proc 'home { path = "tmpfs" }' \
     'env { pass = {"TERM", "SBX_PASS_CANARY", "SBXG_*", "LD_*"} }')
 
 # A host process of the same user, with a unique name.
@@ -20,13 +20,13 @@ ok "the host canary runs" kill -0 "$hostpid"
 is "$(ps -eo comm=,args= | awk -v c="$canary" '$1 == "sleep" && $2 == c' | wc -l)" 1 \
     "the host sees it (the probe below can find it)"
 
-out=$(sbx tsbx5 "$conf" -c "ps -eo comm=,args= | awk '\$1 == \"sleep\" && \$2 == \"$canary\"' | wc -l; kill -0 $hostpid 2>&1; echo rc=\$?")
+out=$(sess tsbx5 "$conf" -c "ps -eo comm=,args= | awk '\$1 == \"sleep\" && \$2 == \"$canary\"' | wc -l; kill -0 $hostpid 2>&1; echo rc=\$?")
 like "$out" "^0" "the host canary is not visible inside"
 like "$out" "rc=1" "signalling the host pid from inside fails"
 ok "the host canary survived" kill -0 "$hostpid"
-is "$(sbx tsbx5 "$conf" -c 'sleep 100 & k=$!; kill -TERM $k; wait $k; echo $?')" "143" \
+is "$(sess tsbx5 "$conf" -c 'sleep 100 & k=$!; kill -TERM $k; wait $k; echo $?')" "143" \
     "signalling a child inside works"
-is "$(sbx tsbx5 "$conf" -c 'echo $$; ps -o pid= -p 1 | tr -d " "')" "$(printf '2\n1')" \
+is "$(sess tsbx5 "$conf" -c 'echo $$; ps -o pid= -p 1 | tr -d " "')" "$(printf '2\n1')" \
     "the sandbox has its own pid namespace (init is 1, the shell 2)"
 is "$(as tsbx5 timeout 20 "$AISB_SHELL" --config "$conf" -c 'kill -9 1 2>/dev/null; sleep 0.2; echo alive')" \
     "alive" "SIGKILL to init from inside is ignored; the session goes on"
@@ -48,8 +48,8 @@ out=$(as tsbx5 env SBX_DROP_CANARY=no "$AISB_SHELL" --config "$conf" \
     -c 'tr "\0" "\n" < /proc/1/environ 2>&1; echo end')
 unlike "$out" "SBX_DROP_CANARY" "the caller's full environment is not readable through init"
 like "$out" "end" "(the probe ran)"
-id1=$(sbx tsbx5 "$conf" -c 'echo $AISB_SESSION')
-id2=$(sbx tsbx5 "$conf" -c 'echo $AISB_SESSION')
+id1=$(sess tsbx5 "$conf" -c 'echo $AISB_SESSION')
+id2=$(sess tsbx5 "$conf" -c 'echo $AISB_SESSION')
 ok "each session has its own id" [ "$id1" != "$id2" ]
 
 # Descriptors: a canary fd of the caller does not reach inside.
@@ -59,11 +59,11 @@ is "$out" "0 1 2 3 " "only fds 0, 1, 2 (and ls's own dir fd) inside"
 # Two concurrent sessions of one user: separate /tmp and processes.
 tmp=$(mktemp -d); chmod 0755 "$tmp"
 at_exit "rm -rf '$tmp'"
-sbx tsbx5 "$conf" -c "echo one > /tmp/mine; exec -a sbxsessA sleep 5" &
+sess tsbx5 "$conf" -c "echo one > /tmp/mine; exec -a sbxsessA sleep 5" &
 a=$!
 for _ in $(seq 100); do pgrep -u tsbx5 -f '^sbxsessA' >/dev/null && break; sleep 0.05; done
 ok "the first session runs" pgrep -u tsbx5 -f '^sbxsessA'
-out=$(sbx tsbx5 "$conf" -c 'cat /tmp/mine 2>&1; ps -eo args | grep -c "^sbxsess[A]"')
+out=$(sess tsbx5 "$conf" -c 'cat /tmp/mine 2>&1; ps -eo args | grep -c "^sbxsess[A]"')
 like "$out" "No such file" "a second session does not see the first one's /tmp"
 like "$out" "^0$" "nor its processes"
 kill "$a" 2>/dev/null; wait "$a" 2>/dev/null
@@ -71,7 +71,7 @@ kill "$a" 2>/dev/null; wait "$a" 2>/dev/null
 # SIGKILL of the outer aisb-shell: nothing of the sandbox survives.
 cname=sbxorphan$$
 errf=$(mktemp); at_exit "rm -f '$errf'"
-sbx tsbx5 "$conf" -c "(exec -a $cname sleep 300) & (setsid bash -c 'exec -a $cname sleep 300' &) ; exec -a $cname sleep 300" 2>"$errf" &
+sess tsbx5 "$conf" -c "(exec -a $cname sleep 300) & (setsid bash -c 'exec -a $cname sleep 300' &) ; exec -a $cname sleep 300" 2>"$errf" &
 for _ in $(seq 100); do
 	[ "$(pgrep -u tsbx5 -x sleep -a 2>/dev/null | grep -c "$cname")" -ge 3 ] && break
 	sleep 0.05

@@ -3,11 +3,11 @@
 # top-level symlinks are recreated, a mount inside it comes along
 # (recursive bind), and nothing of the host's / shows.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/sess.sh" sbx
 exec </dev/null
-sbx_require
-sbx_user tsbx8
-img=$SBX_TOP/img-tsbx8
+sess_require
+sess_user tsbx8
+img=$SESS_TOP/img-tsbx8
 umount -l "$img/usr" 2>/dev/null
 rm -rf "$img"
 install -d -m 0755 "$img" "$img/usr" "$img/etc" "$img/var" "$img/opt/extra"
@@ -25,22 +25,22 @@ install -d -m 0755 "$img/run/systemd/resolve"
 echo "nameserver 203.0.113.53" > "$img/run/systemd/resolve/stub-resolv.conf"
 ln -s ../run/systemd/resolve/stub-resolv.conf "$img/etc/resolv.conf"
 echo extra > "$img/opt/extra/file"
-conf=$(sbx_conf root "filesystem { root = \"$img\" }")
+conf=$(sess_conf root "filesystem { root = \"$img\" }")
 
-is "$(sbx tsbx8 "$conf" -c 'cat /etc/marker /opt/extra/file')" "$(printf 'image\nextra')" \
+is "$(sess tsbx8 "$conf" -c 'cat /etc/marker /opt/extra/file')" "$(printf 'image\nextra')" \
     "the view is the image's"
-out=$(sbx tsbx8 "$conf" -c 'ls -A /')
+out=$(sess tsbx8 "$conf" -c 'ls -A /')
 unlike "$out" "^(work|srv|boot|root)$" "nothing of the host's / shows"
 like "$out" "^project$" "the project is there"
-is "$(sbx tsbx8 "$conf" -c 'readlink /bin')" "usr/bin" "a top-level symlink is recreated"
-is "$(sbx tsbx8 "$conf" -c 'bash -c "echo via-usr"')" "via-usr" \
+is "$(sess tsbx8 "$conf" -c 'readlink /bin')" "usr/bin" "a top-level symlink is recreated"
+is "$(sess tsbx8 "$conf" -c 'bash -c "echo via-usr"')" "via-usr" \
     "programs run from the image's /usr (a mount inside the image)"
-sbx tsbx8 "$conf" -c 'touch /usr/x /etc/x /opt/x' 2>/dev/null
+sess tsbx8 "$conf" -c 'touch /usr/x /etc/x /opt/x' 2>/dev/null
 ok "the image is read-only" eval '[ ! -e /usr/x ] && [ ! -e "$img/etc/x" ] && [ ! -e "$img/opt/x" ]'
-like "$(sbx tsbx8 "$conf" -c 'grep tsbx8 /etc/passwd')" "^tsbx8:x:" \
+like "$(sess tsbx8 "$conf" -c 'grep tsbx8 /etc/passwd')" "^tsbx8:x:" \
     "the generated passwd covers the image's"
 
-is "$(sbx tsbx8 "$conf" -c 'head -1 /etc/resolv.conf')" "nameserver 127.0.0.1" \
+is "$(sess tsbx8 "$conf" -c 'head -1 /etc/resolv.conf')" "nameserver 127.0.0.1" \
     "a symlinked /etc/resolv.conf is covered (the link itself is mounted over)"
 is "$(readlink "$img/etc/resolv.conf")" "../run/systemd/resolve/stub-resolv.conf" \
     "and the image's link is untouched"
@@ -49,8 +49,8 @@ is "$(readlink "$img/etc/resolv.conf")" "../run/systemd/resolve/stub-resolv.conf
 # /etc/passwd, passwd(1) and /etc/shadow): the covers must hold.
 echo "sbxhostaccount:x:5:5::/:/bin/sh" > "$img/etc/passwd"
 echo hidden-secret > "$img/etc/secretfile"
-conf2=$(sbx_conf root2 "filesystem { root = \"$img\"  hide = {\"/etc/secretfile\"} }")
-sbx tsbx8 "$conf2" -c 'sleep 1; cat /etc/passwd /etc/secretfile' > "$img.out" 2>&1 &
+conf2=$(sess_conf root2 "filesystem { root = \"$img\"  hide = {\"/etc/secretfile\"} }")
+sess tsbx8 "$conf2" -c 'sleep 1; cat /etc/passwd /etc/secretfile' > "$img.out" 2>&1 &
 bgp=$!
 sleep 0.5
 echo "sbxnewaccount:x:6:6::/:/bin/sh" > "$img/etc/.p" && mv "$img/etc/.p" "$img/etc/passwd"
@@ -62,7 +62,7 @@ unlike "$out" "sbxhostaccount|sbxnewaccount" "and never the host's accounts"
 unlike "$out" "hidden-secret|new-secret" "a hidden file replaced on the host stays hidden"
 
 rm -f "$img/etc/passwd"
-is "$(sbx tsbx8 "$conf" -c 'grep -c tsbx8 /etc/passwd')" "1" \
+is "$(sess tsbx8 "$conf" -c 'grep -c tsbx8 /etc/passwd')" "1" \
     "an image without /etc/passwd still gets the generated one"
 
 done_testing
