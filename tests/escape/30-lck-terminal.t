@@ -70,10 +70,16 @@ ok "the caller's shell runs in tmux" pane_wait 'OUT>'
 # The twin first: outside the sandbox, TIOCSTI into one's own terminal
 # runs a command in the shell that reads it (legacy_tiocsti=1 hosts).
 typein "$SESS_TOP/$u/project/aisb-try tiocsti \$'touch $pwn2\\n'"
-sleep 1
-if pane | grep -q 'tiocsti ok'; then
+pane_wait '^tiocsti [A-Za-z]+' >/dev/null
+# exists FILE: FILE appears within 5 s.
+exists() {
+	local i
+	for ((i = 0; i < 50; i++)); do [ -e "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+if pane | grep -q '^tiocsti ok'; then
 	ok "host twin: TIOCSTI outside the sandbox injects a command that runs" \
-	    test -e "$pwn2"
+	    exists "$pwn2"
 else
 	skip "host twin: TIOCSTI injection outside" "this kernel refuses TIOCSTI (dev.tty.legacy_tiocsti=0)"
 fi

@@ -64,9 +64,16 @@ is "$rc" 129 "SIGHUP ends the session with 129 though the inside ignores it"
 ok "within a second ($(( (t1 - t0) / 1000000 )) ms)" [ $(( (t1 - t0) / 1000000 )) -lt 1000 ]
 is "$(pgrep -u "$u" -f "^$cname" | wc -l)" 0 "no process of the session is left"
 
-# Orphans: reparented to the sandbox's init and reaped there.
-is "$(sess "$u" "$conf" -c '(sleep 0.2 &); (sleep 0.2 &); sleep 1; ps -eo stat= | grep -c "^Z"')" 0 \
-    "orphans inside are reaped by the sandbox's init (no zombies)"
+# Orphans: reparented to the sandbox's init and reaped there.  Each
+# orphan is seen as init's child while it runs; once it has exited, its /proc
+# entry must go (a zombie keeps it), within 5 s.
+is "$(sess "$u" "$conf" -c '(sleep 1 & echo $! > /tmp/o1); (sleep 1 & echo $! > /tmp/o2)
+o="$(cat /tmp/o1) $(cat /tmp/o2)"; seen=0
+for p in $o; do [ "$(ps -o ppid= -p "$p" | tr -d " ")" = 1 ] && seen=$((seen + 1)); done
+for i in $(seq 1 50); do left=0; for p in $o; do [ -e /proc/$p ] && left=$((left + 1)); done
+	[ "$left" = 0 ] && break; sleep 0.1; done
+echo "orphans=$seen left=$left"')" "orphans=2 left=0" \
+    "orphans inside are reaped by the sandbox's init (two seen as init's children, then gone)"
 like "$(sess "$u" "$conf" -c 'ps -o comm= -p 1')" "aisb-shell" \
     "inside, PID 1 is aisb's init"
 
@@ -74,11 +81,16 @@ like "$(sess "$u" "$conf" -c 'ps -o comm= -p 1')" "aisb-shell" \
 # reason to take, the outer is not even nameable.
 out2=$(sess "$u" "$conf" -c 'kill -KILL 1; kill -STOP 1; sleep 0.3; echo alive')
 like "$out2" "alive" "inside: SIGKILL/SIGSTOP to PID 1 do not take the session down"
-# kill -1 from inside: everything of the sandbox, nothing outside.
+# kill -1 from inside: everything of the sandbox, nothing outside.  The
+# canary is the user's own process (the pid of `as ... &` is a root
+# shell that no kill of the user could reach anyway).
 as "$u" bash -c "exec -a lckout$$ sleep 30" &
-host=$!
-at_exit "kill $host"
-sleep 0.2
+for _ in $(seq 1 50); do
+	host=$(pgrep -u "$u" -f "^lckout$$") && break
+	sleep 0.1
+done
+at_exit "kill ${host:-$!}"
+ok "the user's canary runs outside (pid ${host:-none})" [ -n "$host" ]
 sess "$u" "$conf" -c 'kill -KILL -1; echo never' >/dev/null 2>&1
-ok "inside: kill -KILL -1 does not reach the user's processes outside" kill -0 "$host"
+ok "inside: kill -KILL -1 does not reach the user's processes outside" kill -0 "${host:-none}"
 done_testing

@@ -21,8 +21,8 @@ r() { sess "$u" "$conf" -c "$1" 2>&1; }
 as "$u" bash -c 'exec -a esc-host-canary sleep 60' </dev/null >/dev/null 2>&1 &
 hpid=$!
 at_exit "kill $hpid 2>/dev/null"
-sleep 0.2
 running() { pgrep -f "$1" >/dev/null; }
+for _ in $(seq 1 50); do running '^esc-host-canary' && break; sleep 0.1; done
 ok "host: the canary runs" running '^esc-host-canary'
 out=$(r 'ps -eo args=; for p in /proc/[0-9]*; do tr "\0" " " < $p/cmdline 2>/dev/null; echo; done')
 unlike "$out" "esc-host-canary" "inside: a host process of the same uid is invisible (ps and /proc)"
@@ -40,17 +40,19 @@ inner=$(pgrep -f '^esc-session-a' | head -1)
 out=$(r 'ps -eo args=; ls /proc')
 unlike "$out" "esc-session-a" "inside session B: session A's process is invisible"
 out=$(r "kill -0 $inner 2>&1; echo rc=\$?; cat /proc/$inner/cmdline 2>&1")
-like "$out" "rc=1" "inside session B: session A's host pid ($inner) cannot be signalled"
+like "$out" "^rc=1$" "inside session B: session A's host pid ($inner) cannot be signalled"
 ok "session A's canary survived" kill -0 "$inner"
 out=$(r "/project/aisb-try ptrace_init $inner; /project/aisb-try vmread_init $inner")
 unlike "$out" " ok$" "inside session B: ptrace and process_vm_readv of session A's pid fail"
 like "$out" "ptrace_init (ESRCH|EPERM)" "... ptrace: $(echo "$out" | head -1)"
 is "$(r '/project/aisb-try ptrace_child')" "ptrace_child ok" "inside, twin: ptrace of an own child works"
-# The outer aisb-shell of session A, as seen by the host.
-outer=$apid
+# The outer aisb-shell of session A, as seen by the host (not $apid:
+# that is the root shell of `as ... &`).
+outer=$(pgrep -o -u "$u" -f "aisb-shell --config $conf -c exec -a esc-session-a")
+ok "host: found session A's outer aisb-shell (pid ${outer:-none})" [ -n "$outer" ]
 out=$(r "/project/aisb-try ptrace_init $outer; /project/aisb-try vmread_init $outer")
 unlike "$out" " ok$" "inside: ptrace and process_vm_readv of another session's outer aisb-shell fail"
-kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null
+kill "${outer:-$apid}" 2>/dev/null; wait "$apid" 2>/dev/null
 
 # The kernel keyring: keyctl is denied (10-lck-syscalls); /proc/keys
 # shows nothing of the host.

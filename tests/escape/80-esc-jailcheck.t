@@ -22,7 +22,7 @@ conf=$(sess_conf jc)
 
 out=$(sess "$u" "$conf" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
 like "$out" "jailcheck: clean" "inside a default session: clean"
-like "$out" "rc=0" "... exit 0"
+like "$out" "^rc=0$" "... exit 0"
 unlike "$out" "FOUND" "... no finding"
 like "$out" "ok +caps: CapEff 0+$" "... reports the capabilities"
 like "$out" "ok +no_new_privs: 1" "... reports no_new_privs"
@@ -34,7 +34,7 @@ like "$out" "ok +walk: [0-9]+ entries" "... walked the filesystem"
 out=$(as "$u" "$SESS_TOP/$u/project/aisb-shell" --jailcheck 2>&1; echo "rc=$?")
 like "$out" "FOUND no_new_privs: 0" "outside: no_new_privs is reported missing"
 like "$out" "FOUND seccomp: 0" "outside: no seccomp is reported"
-like "$out" "rc=1" "outside: exit 1"
+like "$out" "^rc=1$" "outside: exit 1"
 
 # A policy that binds a host socket directory read-only: connect() works
 # on a read-only bind, and the checker says so.
@@ -45,7 +45,7 @@ python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])'
 exposed=$(sess_conf jc-exposed "filesystem { readonly = {\"$rund\"} }")
 out=$(sess "$u" "$exposed" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
 like "$out" "FOUND socket: $rund/canary.sock" "exposed policy: the bound host socket is found"
-like "$out" "rc=1" "... exit 1"
+like "$out" "^rc=1$" "... exit 1"
 
 # An abstract socket in the session's network namespace.
 out=$(sess "$u" "$conf" -c 'python3 -c "
@@ -53,7 +53,7 @@ import socket, subprocess, sys
 s = socket.socket(socket.AF_UNIX); s.bind(\"\0esc-jc-abstract\")
 sys.exit(subprocess.run([\"'"$jc"'\", \"--jailcheck\"]).returncode)"; echo rc=$?' 2>&1)
 like "$out" "FOUND socket: abstract @esc-jc-abstract" "an abstract socket inside is found"
-like "$out" "rc=1" "... exit 1"
+like "$out" "^rc=1$" "... exit 1"
 
 # The doctor runs it in a session of the agent: a copy of the binary in
 # a directory bound read-only at the same path, so the session sees it.
@@ -73,6 +73,6 @@ out=$("$AISB_SHELL" --print-policy --jailcheck 2>&1; echo " rc=$?")
 like "$(tr "\n" " " <<<"$out")" "goes alone or with --doctor  rc=2" "--jailcheck with another admin form: usage error"
 
 out=$(sess "$u" "$conf" -c "$jc --jailcheck extra; echo rc=\$?" 2>&1)
-like "$out" "rc=2" "--jailcheck takes no argument (usage error)"
+like "$out" "^rc=2$" "--jailcheck takes no argument (usage error)"
 
 done_testing

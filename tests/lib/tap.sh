@@ -66,6 +66,12 @@ unlike() {
 	fi
 }
 
+# RC_FAILED: for like, a line ending in "rc=N" where the command ran and
+# failed (1-125).  126 and 127 (it could not be run at all: a missing
+# tool) and 128+ (it died of a signal) are not the refusal a test wants.
+# shellcheck disable=SC2034  # read by the test scripts
+RC_FAILED='rc=([1-9]|[1-9][0-9]|1[01][0-9]|12[0-5])$'
+
 diag() { printf '# %s\n' "$*"; }
 
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }

@@ -50,11 +50,19 @@ is "$(readlink "$img/etc/resolv.conf")" "../run/systemd/resolve/stub-resolv.conf
 echo "sbxhostaccount:x:5:5::/:/bin/sh" > "$img/etc/passwd"
 echo hidden-secret > "$img/etc/secretfile"
 conf2=$(sess_conf root2 "filesystem { root = \"$img\"  hide = {\"/etc/secretfile\"} }")
-sess tsbx8 "$conf2" -c 'sleep 1; cat /etc/passwd /etc/secretfile' > "$img.out" 2>&1 &
+# The session says when its view is up and waits for the host's
+# replacement (a file in the project) before it reads.
+proj=$SESS_TOP/tsbx8/project
+rm -f "$proj/up" "$proj/go"
+sess tsbx8 "$conf2" -c 'echo up > /project/up
+for i in $(seq 1 100); do [ -e /project/go ] && break; sleep 0.1; done
+cat /etc/passwd /etc/secretfile' > "$img.out" 2>&1 &
 bgp=$!
-sleep 0.5
+for _ in $(seq 1 100); do [ -s "$proj/up" ] && break; sleep 0.1; done
+ok "the session runs before the host replaces its files" [ -s "$proj/up" ]
 echo "sbxnewaccount:x:6:6::/:/bin/sh" > "$img/etc/.p" && mv "$img/etc/.p" "$img/etc/passwd"
 echo new-secret > "$img/etc/.s" && mv "$img/etc/.s" "$img/etc/secretfile"
+touch "$proj/go"
 wait "$bgp"
 out=$(cat "$img.out"); rm -f "$img.out"
 like "$out" "^tsbx8:x:" "a session still sees the generated passwd after the host replaced its own"
