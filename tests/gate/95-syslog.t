@@ -33,7 +33,13 @@ at_exit "gt_gate_stop"
 is "$(gcurl http://origin.tgat.test:23080/hello)" "hello from origin 127.0.0.2:23080" "an allowed request"
 gcurl -o /dev/null http://evil.example.com/
 gin dig +short @127.0.0.1 evil.example.com >/dev/null
-sleep 0.3
+# The records come as the gate handles each: wait for the last of them
+# (the close record follows the client's close).
+for _ in $(seq 1 50); do
+	grep -q 'dns udp query name=evil.example.com' "$T/syslog" &&
+	    grep -q 'close proxy name=origin.tgat.test' "$T/syslog" && break
+	sleep 0.1
+done
 log=$(cat "$T/syslog")
 # <86> = authpriv (10) * 8 + info (6)
 like "$log" "^<86>.* aisb-gate\[$GATE_PID\]: gate ready: session gatedrv, user $GT_USER" "start-up record: authpriv.info, ident aisb-gate, with the pid"

@@ -55,7 +55,7 @@ is "$(s "$noproxy curl -sS --max-time 10 http://origin.test/")" "aisb-origin ok"
 is "$(s "$noproxy curl -sS --max-time 10 --cacert /project/ca.pem https://api.example.test/")" "aisb-origin ok" "https without proxy variables to a *.suffix name"
 like "$(s 'getent hosts origin.test')" "^198\.(18|19)\." "getent hosts: a synthetic address"
 out=$(s 'getent hosts denied.example.test; echo "rc=$?"')
-like "$out" "rc=2" "getent hosts: a denied name does not resolve"
+like "$out" "^rc=2$" "getent hosts: a denied name does not resolve"
 is "$(s 'exec 3<>/dev/tcp/origin.test/22 && head -c 3 <&3')" "SSH" "port 22 of an allowed name (listed :22)"
 out=$(s 'exec 3<>/dev/tcp/origin.test/23 && head -c 3 <&3; echo "rc=$?"')
 unlike "$out" "SSH" "port 23 of the same name: refused"
@@ -78,7 +78,9 @@ like "$out" "Network is unreachable|100% packet loss|not permitted" "ping from i
 out=$(s "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).sendto(b\"\\x08\\0\\xf7\\xff\\0\\0\\0\\0\", (\"$INET_ADDR_ORIGIN\", 0)); print(\"raw-sent\")' 2>&1")
 like "$out" "Network is unreachable|PermissionError|not permitted" "a raw socket gets nothing out"
 s 'for i in $(seq 1 40); do getent hosts "exfil$i-$RANDOM$RANDOM.leak.invalid"; done; dig +tries=1 +time=1 aaaa-$RANDOM.leak.invalid' >/dev/null
-unlike "$(cat "$INET_DNS_LOG")" "leak\.invalid" "DNS exfiltration with unique labels never reaches the internet's DNS"
+# Negative, so behind a barrier: the log is complete up to a later query.
+ok "DNS exfiltration with unique labels never reaches the internet's DNS" \
+    eval 'internet_dns_sync && ! grep -q "leak\.invalid" "$INET_DNS_LOG"'
 like "$(cat "$INET_DNS_LOG")" "query\[A\] origin\.test" "... whose log does show the gate's own lookups (twin)"
 
 # SSRF from inside: a canary on the host's loopback never sees anything.
@@ -106,13 +108,23 @@ want=$(python3 -c 'import hashlib; print(hashlib.sha256(bytes(i % 251 for i in r
 out=$(s 'cd /tmp && for i in $(seq 1 200); do curl -sS --max-time 60 -o p$i http://origin.test/bytes/300000 & done; wait; sha256sum p* | cut -d" " -f1 | sort | uniq -c')
 like "$out" "^ *200 $want$" "200 parallel transfers from inside: all complete and byte-identical"
 
-# The gate killed in the middle of a session: no egress, the session runs on.
-s 'curl -sS --max-time 10 http://origin.test/; sleep 3; curl -sS --max-time 3 http://origin.test/ || echo no-egress; '"$noproxy"' curl -sS --max-time 3 http://origin.test/ || echo no-capture; echo session-still-running' > "$TOP/kill.out" &
+# The gate killed in the middle of a session: no egress, the session runs
+# on.  The session says when its first request is through and waits for
+# the host to have killed the gate (a file in the project).
+proj=$TOP/$U/project
+rm -f "$proj/first" "$proj/killed"
+s 'curl -sS --max-time 10 http://origin.test/; echo done > /project/first
+for i in $(seq 1 100); do [ -e /project/killed ] && break; sleep 0.1; done
+curl -sS --max-time 3 http://origin.test/ || echo no-egress; '"$noproxy"' curl -sS --max-time 3 http://origin.test/ || echo no-capture; echo session-still-running' > "$TOP/kill.out" &
 sp=$!
-for i in $(seq 1 40); do gp=$(pgrep -u "$U" -x aisb-gate | head -1); [ -n "$gp" ] && break; sleep 0.1; done
-sleep 1
+for _ in $(seq 1 150); do [ -s "$proj/first" ] && break; sleep 0.1; done
+gp=$(pgrep -u "$U" -x aisb-gate | head -1)
 [ -n "$gp" ] && kill -KILL "$gp"
+for _ in $(seq 1 50); do kill -0 "${gp:-none}" 2>/dev/null || break; sleep 0.1; done
+touch "$proj/killed"
 wait "$sp"
+ok "the session's gate was found and killed after its first request (pid ${gp:-none})" \
+    eval '[ -n "$gp" ] && ! kill -0 "$gp" 2>/dev/null'
 out=$(cat "$TOP/kill.out")
 like "$out" "^aisb-origin ok" "before: egress works"
 like "$out" "no-egress" "after the gate is killed: no egress through the proxy"

@@ -258,6 +258,20 @@ internet_dns_set() {
 }
 
 # internet_exec NAME CMD...: run CMD in the internet's netns.
+# internet_dns_sync: a barrier for INET_DNS_LOG.  Asks the DNS server for
+# a unique name from the host and waits (5 s at most) until its log shows
+# it; a query that reached the server before is in the log by then.
+internet_dns_sync() {
+	local n="sync-$$-$RANDOM$RANDOM.test" i
+	dig +time=2 +tries=1 @"$INET_DNS" "$n" >/dev/null 2>&1
+	for ((i = 0; i < 50; i++)); do
+		grep -qF "$n" "$INET_DNS_LOG" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "# internet: $n never showed in $INET_DNS_LOG" >&2
+	return 1
+}
+
 internet_exec() {
 	local ns=aisbinet-$1
 	shift

@@ -13,8 +13,16 @@ lim_need_sessions tlim5
 
 conf=$(lim_conf to 'timeout = 2' 'enforce = "strict"')
 
-lim_run tlim5 "$conf" 'setsid nohup sleep 997 >/dev/null 2>&1 & sleep 1000'
+# The session records the setsid sleep as it runs (its own session id,
+# its command line) in the project, where the host reads it afterwards.
+seen=$(getent passwd tlim5 | cut -d: -f6)/project/setsid.seen
+rm -f "$seen"
+lim_run tlim5 "$conf" 'setsid nohup sleep 997 >/dev/null 2>&1 & p=$!
+for i in $(seq 1 50); do [ "$(ps -o args= -p $p)" = "sleep 997" ] && break; sleep 0.02; done
+ps -o sid=,args= -p $p | awk -v p=$p "{print (\$1 == p ? \"own-session\" : \"sid=\" \$1), \$2, \$3}" > /project/setsid.seen
+sleep 1000'
 diag "rc=$LIM_RC secs=$LIM_SECS err: $LIM_ERR"
+is "$(cat "$seen" 2>&1)" "own-session sleep 997" "the setsid sleep ran in a session of its own before the timeout"
 is "$LIM_RC" 124 "the session ends with status 124"
 ok "after about two seconds ($LIM_SECS s)" \
     test "$(echo "$LIM_SECS >= 1.8 && $LIM_SECS < 6" | bc)" = 1

@@ -38,7 +38,7 @@ like "$(dig +time=2 +tries=1 @"$INET_DNS" nosuch.test)" "status: NXDOMAIN" \
 	"unknown .test name: NXDOMAIN"
 like "$(dig +time=2 +tries=1 @"$INET_DNS" example.com)" "status: NXDOMAIN" \
 	"a real-world name is not forwarded anywhere"
-sleep 0.2
+internet_dns_sync
 like "$(cat "$INET_DNS_LOG")" "query\[A\] nosuch\.test from $INET_HOST_ADDR" \
 	"queries are logged in INET_DNS_LOG"
 is "$(inet_getent origin.test | awk '{print $1}')" "$INET_ADDR_ORIGIN" \

@@ -102,7 +102,7 @@ else
 	at_exit "kill -KILL $pid"
 	like "$out" "record cgroup=." "the session has a delegated cgroup"
 	like "$out" "out comm sleep" "the leftover was running when the session closed"
-	sleep 0.2
+	for _ in $(seq 1 20); do dead "$pid" && break; sleep 0.1; done
 	ok "close killed the setsid+nohup leftover" dead "$pid"
 fi
 # The twin: a process outside the session's cgroup survives a close.

@@ -32,8 +32,17 @@ sed 's#^ExecStart=.*#ExecStart=/bin/sh -c ${AISB_HARNESS_COMMAND}#' "$UNIT" > "$
 if unit_ok "$T/bad1"; then fail "ExecStart=/bin/sh is caught"; else pass "ExecStart=/bin/sh is caught"; fi
 sed '/^ExecStart=/a ExecStartPre=/bin/true' "$UNIT" > "$T/bad2"
 if unit_ok "$T/bad2"; then fail "an extra ExecStartPre is caught"; else pass "an extra ExecStartPre is caught"; fi
-like "$(grep -E '^(NoNewPrivileges|RestrictNamespaces|PrivateUsers)=' "$UNIT")" \
-	"^NoNewPrivileges=yes$" "no option that would forbid the sandbox's namespaces"
+# ns_ok FILE: of the options that restrict namespaces, privileges or
+# system calls, the unit sets exactly NoNewPrivileges=yes (each line
+# counts: RestrictNamespaces=, PrivateUsers= or SystemCallFilter= would
+# forbid what the sandbox is built from).
+ns_ok() {
+	[ "$(grep -E '^[[:space:]]*(NoNewPrivileges|RestrictNamespaces|PrivateUsers|SystemCallFilter)[[:space:]]*=' "$1")" = \
+	    "NoNewPrivileges=yes" ]
+}
+ok "no option that would forbid the sandbox's namespaces" ns_ok "$UNIT"
+sed '/^NoNewPrivileges=/a RestrictNamespaces=yes' "$UNIT" > "$T/bad3"
+if ns_ok "$T/bad3"; then fail "an added RestrictNamespaces=yes is caught"; else pass "an added RestrictNamespaces=yes is caught"; fi
 
 if command -v systemd-analyze >/dev/null; then
 	tu_user ${U1}

@@ -48,12 +48,12 @@ like "$out" "^hello from aisb_hello$" "pip install --target with the system pip"
 BAD=https://other.example.test/static
 out=$(s "$(timed "npm install --no-audit --no-fund --registry $BAD/npm/ aisb-hello 2>&1; echo rc=\$?")")
 like "$out" "403 Forbidden - GET $BAD/npm/aisb-hello" "npm from a name not allowed: the gate's 403 in npm's output"
-like "$out" "rc=1" "... npm fails"
+like "$out" "^rc=1$" "... npm fails"
 ms=$(ms_of "$out")
 ok "... within 2 s (${ms} ms)" test "${ms:-99999}" -lt 2000
 out=$(s "$(timed "pip install --target /tmp/t --index-url $BAD/pypi/simple/ aisb-hello 2>&1; echo rc=\$?")")
 like "$out" "Tunnel connection failed: 403 Forbidden" "pip from a name not allowed: the gate's 403 in pip's output"
-like "$out" "rc=1" "... pip fails"
+like "$out" "^rc=1$" "... pip fails"
 ms=$(ms_of "$out")
 ok "... after its own retries, within 15 s (${ms} ms)" test "${ms:-99999}" -lt 15000
 CONF=$(wl_conf noretry 'env { set += {"PIP_RETRIES=0"} }')
@@ -61,7 +61,7 @@ LOG=$TOP/syslog
 out=$(sl "$LOG" "$(timed "pip install --target /tmp/t --index-url $BAD/pypi/simple/ aisb-hello 2>&1; echo rc=\$?")")
 # Without retries pip prints no warning: the reason is in the gate's record.
 like "$out" "No matching distribution found for aisb-hello" "pip with PIP_RETRIES=0 from the policy: nothing found"
-like "$out" "rc=1" "... pip fails"
+like "$out" "^rc=1$" "... pip fails"
 ms=$(ms_of "$out")
 ok "... within 2 s (${ms} ms)" test "${ms:-99999}" -lt 2000
 like "$(cat "$LOG")" "deny proxy name=other\.example\.test port=443 rule=network\.allow reason=\"other\.example\.test:443 is not in network\.allow\"" \
