@@ -198,6 +198,13 @@ check: all deps-test
 check-unit: all
 	BUILD=$(abspath $(BUILD)) tests/run tests/unit
 
+# check-PART: one directory of tests, tests/PART (check-gate,
+# check-sandbox, ...); check-unit above needs no test packages.
+CHECK_PARTS := $(sort $(patsubst tests/%/,%,$(dir $(wildcard tests/*/*.t))))
+.PHONY: $(CHECK_PARTS:%=check-%)
+$(CHECK_PARTS:%=check-%): check-%: all deps-test
+	BUILD=$(abspath $(BUILD)) tests/run tests/$*
+
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 check
 
@@ -288,8 +295,9 @@ lint: deps-build $(SECCOMP_BPF)
 	@for m in $(wildcard docs/*.[58]); do \
 	    mandoc -Tlint -Wwarning $$m || exit 1; done
 
+# The tree of $(BUILD); the default one goes with make asan's.
 clean:
-	rm -rf build build-asan
+	rm -rf -- $(BUILD) $(if $(filter build,$(BUILD)),build-asan)
 
 # Targets owned by one part of the tree (dist, bench, ...).
 -include $(wildcard packaging/*.mk bench/*.mk tests/*/*.mk)
