@@ -88,11 +88,12 @@ int cgroup_read_key(
     int dfd, const char *file, const char *key, unsigned long long *ret);
 
 /*
- * Kill every process in the cgroup named name below the directory pfd
- * and in its descendants (v2 with cgroup.kill: one write; else SIGKILL
- * through pidfds, round after round, until the tree is empty), then
- * remove the tree bottom-up.  Bounded: gives up with -EBUSY after about
- * five seconds.  The calling process must not be inside.  0 or -errno.
+ * cgroup_kill.c: kill every process in the cgroup named name below the
+ * directory pfd and in its descendants (v2 with cgroup.kill: one write;
+ * else SIGKILL through pidfds, round after round, until the tree is
+ * empty), then remove the tree bottom-up.  Bounded: gives up with
+ * -EBUSY after about five seconds.  The calling process must not be
+ * inside.  0 or -errno.
  */
 int cgroup_kill_remove(int pfd, const char *name, enum cgroup_mode mode);
 
