@@ -2,7 +2,9 @@
 #
 # Sources are found by directory, so adding a file needs no edit here:
 #   lib/*.c          -> $(BUILD)/libaisb.a (PIC: also linked into the module)
-#   shell/*.c        -> $(BUILD)/bin/aisb-shell
+#   entry/*.c        -> $(BUILD)/bin/aisb-shell (static, no library: the
+#                       entry point; see lib/entry.h)
+#   shell/*.c        -> $(BUILD)/libexec/aisb/aisb-shell-main
 #   gate/*.c         -> $(BUILD)/libexec/aisb/aisb-gate
 #                       (and $(BUILD)/tests/helpers/aisb-gate-test)
 #   pam/*.c          -> $(BUILD)/lib/security/pam_aisb.so
@@ -68,6 +70,7 @@ ALL_CFLAGS := -std=gnu11 -g $(OPT) $(WARN) $(HARDEN) $(if $(WERROR),-Werror) \
 ALL_LDFLAGS := $(LDHARD) $(if $(SAN),-fsanitize=address$(,)undefined) $(LDFLAGS)
 
 LIB_SRC	  := $(wildcard lib/*.c)
+ENTRY_SRC := $(wildcard entry/*.c)
 SHELL_SRC := $(wildcard shell/*.c)
 GATE_SRC  := $(wildcard gate/*.c)
 PAM_SRC	  := $(wildcard pam/*.c)
@@ -76,12 +79,14 @@ HELP_SRC  := $(wildcard tests/helpers/*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 
 LIB_OBJ	  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+ENTRY_OBJ := $(ENTRY_SRC:%.c=$(BUILD)/%.o)
 SHELL_OBJ := $(SHELL_SRC:%.c=$(BUILD)/%.o)
 GATE_OBJ  := $(GATE_SRC:%.c=$(BUILD)/%.o)
 PAM_OBJ	  := $(PAM_SRC:%.c=$(BUILD)/%.o)
 
 LIBAISB	  := $(BUILD)/libaisb.a
-SHELL_BIN := $(BUILD)/bin/aisb-shell
+ENTRY_BIN := $(BUILD)/bin/aisb-shell
+SHELL_BIN := $(BUILD)/libexec/aisb/aisb-shell-main
 GATE_BIN  := $(BUILD)/libexec/aisb/aisb-gate
 GATE_TEST_BIN := $(BUILD)/tests/helpers/aisb-gate-test
 PAM_SO	  := $(BUILD)/lib/security/pam_aisb.so
@@ -89,7 +94,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 HELP_BIN  := $(HELP_SRC:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-PROGS	  := $(SHELL_BIN) $(if $(GATE_SRC),$(GATE_BIN)) $(if $(PAM_SRC),$(PAM_SO))
+PROGS	  := $(ENTRY_BIN) $(SHELL_BIN) $(if $(GATE_SRC),$(GATE_BIN)) $(if $(PAM_SRC),$(PAM_SO))
 
 .PHONY: all check check-unit asan fuzz fuzz-build demo install uninstall \
 	lint clean deps-build deps-test bench dist
@@ -130,6 +135,27 @@ $(BUILD)/gate/harden.o $(BUILD)/gate-test/gate/harden.o $(BUILD)/fuzz/obj/gate/h
 $(BUILD)/gate/harden.o $(BUILD)/gate-test/gate/harden.o $(BUILD)/tests/unit/test_seccomp_gate_gen: \
 	ALL_CFLAGS += -iquote $(BUILD)/gen
 $(BUILD)/fuzz/obj/gate/harden.o: FUZZ_FLAGS += -iquote $(BUILD)/gen
+
+# The entry point: its own flags, none of the caller's CFLAGS or of a
+# sanitizer build (there is no C library to support them).  On x86_64
+# and aarch64 it is freestanding, a static PIE without relocations (its
+# own _start and system calls, entry/sys.c); elsewhere ENTRY_HOSTED=1
+# links it statically against the C library.
+ENTRY_HOSTED ?= $(if $(filter x86_64-% aarch64-%,$(shell $(CC) -dumpmachine)),,1)
+ENTRY_CFLAGS := -std=gnu11 -g -O2 $(WARN) $(if $(WERROR),-Werror) -Ilib \
+	   -fPIE -fno-stack-protector -U_FORTIFY_SOURCE -fno-lto \
+	   $(call cc-option,-fcf-protection) $(call cc-option,-mbranch-protection=standard) \
+	   $(call cc-option,-fstack-clash-protection) \
+	   $(if $(ENTRY_HOSTED),-DENTRY_HOSTED,-ffreestanding -fno-builtin \
+	       -fno-tree-loop-distribute-patterns) -MMD -MP
+ENTRY_LDFLAGS := $(if $(ENTRY_HOSTED),-static,-nostdlib -static-pie) \
+	   -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
+$(BUILD)/entry/%.o: entry/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ENTRY_CFLAGS) -c $< -o $@
+$(ENTRY_BIN): $(ENTRY_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ENTRY_CFLAGS) $(ENTRY_LDFLAGS) -o $@ $^
 
 $(SHELL_BIN): $(SHELL_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
@@ -187,8 +213,8 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBAISB)
 	$(CC) $(ALL_CFLAGS) -Wno-discarded-qualifiers -Itests/lib -pie $(ALL_LDFLAGS) \
 	    -o $@ $< $(LIBAISB) $(PKG_LIBS)
 
--include $(LIB_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(GATE_OBJ:.o=.d) $(PAM_OBJ:.o=.d) \
-	$(GATE_TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(ENTRY_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(GATE_OBJ:.o=.d) \
+	$(PAM_OBJ:.o=.d) $(GATE_TEST_OBJ:.o=.d)
 
 # Tests.  tests/run prints TAP through prove and ends with one line
 # "N passed, N failed, N skipped".
@@ -256,10 +282,16 @@ $(FUZZ_RUN): %.run: %
 demo: deps-build all
 	BUILD=$(abspath $(BUILD)) tests/demo.sh
 
+# The entry point runs BINDIR/../libexec/aisb/aisb-shell-main (and
+# aisb-shell-main the gate beside it): LIBEXECDIR must be that directory.
 install: $(PROGS)
+	$(if $(filter-out $(abspath $(BINDIR)/../libexec),$(abspath $(LIBEXECDIR))), \
+	    $(error LIBEXECDIR=$(LIBEXECDIR) must be BINDIR/../libexec \
+	        ($(abspath $(BINDIR)/../libexec)): aisb-shell finds its programs there))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/aisb \
 	    $(DESTDIR)$(PAMDIR) $(DESTDIR)$(SYSCONFDIR)/aisb/users.d
-	install -m 0755 $(SHELL_BIN) $(DESTDIR)$(BINDIR)/aisb-shell
+	install -m 0755 $(ENTRY_BIN) $(DESTDIR)$(BINDIR)/aisb-shell
+	install -m 0755 $(SHELL_BIN) $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-shell-main
 	$(if $(GATE_SRC),install -m 0755 $(GATE_BIN) $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-gate)
 	$(if $(PAM_SRC),install -m 0644 $(PAM_SO) $(DESTDIR)$(PAMDIR)/pam_aisb.so)
 	test -e $(DESTDIR)$(SYSCONFDIR)/aisb/aisb.conf || \
@@ -271,12 +303,13 @@ install: $(PROGS)
 	fi
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/aisb-shell $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-gate \
+	rm -f $(DESTDIR)$(BINDIR)/aisb-shell $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-shell-main \
+	    $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-gate \
 	    $(DESTDIR)$(PAMDIR)/pam_aisb.so
 
-C_FILES = $(LIB_SRC) $(SHELL_SRC) $(GATE_SRC) $(PAM_SRC) $(UNIT_SRC) \
+C_FILES = $(LIB_SRC) $(ENTRY_SRC) $(SHELL_SRC) $(GATE_SRC) $(PAM_SRC) $(UNIT_SRC) \
 	  $(HELP_SRC) $(FUZZ_SRC) $(wildcard bench/*.c tests/workloads/*.c) \
-	  $(wildcard lib/*.h shell/*.h gate/*.h pam/*.h tests/lib/*.h tests/helpers/*.h)
+	  $(wildcard lib/*.h entry/*.h shell/*.h gate/*.h pam/*.h tests/lib/*.h tests/helpers/*.h)
 SH_FILES = $(shell grep -lsr '^\#!/bin/bash' tests .ci bench packaging 2>/dev/null)
 
 lint: deps-build $(SECCOMP_BPF)

@@ -2,6 +2,7 @@
  * loginshell.c: the login-shell check of pam_aisb and --doctor.
  * See loginshell.h.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "entry.h"
 #include "loginshell.h"
 #include "util.h"
 
@@ -34,13 +36,87 @@ root_only(const char *path, const struct stat *st, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * real (a path without symlinks or "..") is a regular executable file,
+ * and it and every directory above it are root's alone: whoever can
+ * write one can swap the binary.
+ */
+static int
+root_file(char *real, char *why, size_t whylen)
+{
+	struct stat st;
+	char *slash;
+	int r;
+
+	if (stat(real, &st) < 0) {
+		r = -errno;
+		snprintf(why, whylen, "'%s': %s", real, strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
+		snprintf(why, whylen, "'%s' is not an executable regular file",
+		    real);
+		return -EACCES;
+	}
+	if ((r = root_only(real, &st, why, whylen)) < 0)
+		return r;
+	while ((slash = strrchr(real, '/')) != NULL) {
+		if (slash == real)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(real, &st) < 0) {
+			r = -errno;
+			snprintf(why, whylen, "'%s': %s", real, strerror(-r));
+			return r;
+		}
+		if ((r = root_only(real, &st, why, whylen)) < 0)
+			return r;
+		if (slash == real)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * The program the entry point runs: ENTRY_MAIN_REL from the entry's
+ * directory (lib/entry.h), under the same rules as the entry itself.
+ */
+static int
+check_main(const char *entry, char *why, size_t whylen)
+{
+	_cleanup_free_ char *dir = strdup(entry), *path = NULL, *real = NULL;
+	char *slash;
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	/* entry is canonical: ".." is its directory's parent. */
+	*strrchr(dir, '/') = '\0';
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = '\0';
+	if (asprintf(&path, "%s/%s", dir,
+	        ENTRY_MAIN_REL + strlen("../")) < 0) {
+		path = NULL;
+		return -ENOMEM;
+	}
+	real = realpath(path, NULL);
+	if (!real) {
+		r = -errno;
+		snprintf(why, whylen, "'%s' (what aisb-shell runs): %s", path,
+		    strerror(-r));
+		return r;
+	}
+	return root_file(real, why, whylen);
+}
+
 int
 loginshell_check(const char *path, char *why, size_t whylen)
 {
-	_cleanup_free_ char *real = NULL;
+	_cleanup_free_ char *real = NULL, *entry = NULL;
 	const char *base;
-	struct stat st;
-	char *slash;
 	int r;
 
 	if (!path || path[0] != '/') {
@@ -66,36 +142,10 @@ loginshell_check(const char *path, char *why, size_t whylen)
 		    real, LOGINSHELL_NAME);
 		return -EINVAL;
 	}
-	if (stat(real, &st) < 0) {
-		r = -errno;
-		snprintf(why, whylen, "'%s': %s", real, strerror(-r));
+	entry = strdup(real);
+	if (!entry)
+		return -ENOMEM;
+	if ((r = root_file(real, why, whylen)) < 0)
 		return r;
-	}
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
-		snprintf(why, whylen, "'%s' is not an executable regular file",
-		    real);
-		return -EACCES;
-	}
-	if ((r = root_only(real, &st, why, whylen)) < 0)
-		return r;
-	/*
-	 * Every directory above it: whoever can write one can swap the
-	 * binary.  realpath() gave us a path without symlinks or "..".
-	 */
-	while ((slash = strrchr(real, '/')) != NULL) {
-		if (slash == real)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		if (stat(real, &st) < 0) {
-			r = -errno;
-			snprintf(why, whylen, "'%s': %s", real, strerror(-r));
-			return r;
-		}
-		if ((r = root_only(real, &st, why, whylen)) < 0)
-			return r;
-		if (slash == real)
-			break;
-	}
-	return 0;
+	return check_main(entry, why, whylen);
 }

@@ -17,7 +17,9 @@
  * aisb-shell that is a regular,
  * executable file owned by root and not writable by group or other, in
  * directories that are all root-owned and not writable by group or other
- * (sticky ones such as /tmp excepted).
+ * (sticky ones such as /tmp excepted); and so is the program that
+ * entry point runs, aisb-shell-main in ../libexec/aisb beside it
+ * (lib/entry.h).
  * So an installed /usr/bin/aisb-shell and a root-built tree's
  * build/bin/aisb-shell both pass, while /bin/bash or a copy the agent
  * owns does not.  Returns 0, or -errno and one line in why (whylen > 0)

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "callerenv.h"
 #include "doctor.h"
 #include "loginshell.h"
 #include "policy.h"
@@ -178,8 +179,8 @@ doctor_agent_check(struct doctor *d, const struct passwd *pw)
 
 	snprintf(check, sizeof(check), "login shell[%s]", pw->pw_name);
 	{
-		/* Suggest the binary that is running: the installed one. */
-		_cleanup_free_ char *self = realpath("/proc/self/exe", NULL);
+		/* Suggest the entry point that is running: the installed one. */
+		const char *self = callerenv_entry();
 
 		snprintf(fix, sizeof(fix), "usermod -s %s %s",
 		    self ? self : "/usr/bin/aisb-shell", pw->pw_name);

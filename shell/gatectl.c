@@ -105,9 +105,9 @@ gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
 
 	if (realpath("/proc/self/exe", self) == NULL)
 		return log_errno(-errno, "realpath /proc/self/exe: %m");
-	/* build/bin/aisb-shell or PREFIX/bin/aisb-shell: ../libexec. */
-	snprintf(
-	    path, sizeof(path), "%s/../libexec/aisb/aisb-gate", dirname(self));
+	/* aisb-shell-main and the gate share LIBEXECDIR/aisb (or the build
+	 * tree's libexec/aisb). */
+	snprintf(path, sizeof(path), "%s/aisb-gate", dirname(self));
 	argv[n++] = "aisb-gate";
 	argv[n++] = "--user";
 	argv[n++] = p->user;

@@ -41,6 +41,7 @@
 
 #include "aisb.h"
 #include "args.h"
+#include "callerenv.h"
 #include "doctor.h"
 #include "util.h"
 
@@ -452,7 +453,9 @@ jailcheck_main(void)
 void
 jailcheck_session(struct doctor *d, const struct passwd *pw)
 {
-	_cleanup_free_ char *self = realpath("/proc/self/exe", NULL);
+	/* Through the entry point, as a login would: aisb-shell-main
+	 * started directly refuses to run. */
+	const char *self = callerenv_entry();
 	_cleanup_free_ char *out = NULL;
 	char check[300], cmd[PATH_MAX + 32], env_home[PATH_MAX + 8],
 	    env_user[300];

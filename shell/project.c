@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "callerenv.h"
 #include "log.h"
 #include "project.h"
 #include "session.h"
@@ -132,7 +133,7 @@ fail:
 static char *
 cwd_path(void)
 {
-	const char *pwd = getenv("PWD");
+	const char *pwd = callerenv_get("PWD");
 	struct stat a, b;
 
 	if (pwd && pwd[0] == '/' && strlen(pwd) < 4096 && stat(pwd, &a) == 0 &&
@@ -146,7 +147,7 @@ project_select(const struct aisb_policy *p, struct project_sel *ret)
 {
 	struct project_sel s = {0};
 	_cleanup_free_ char *cwd = NULL;
-	const char *env = getenv("AISB_PROJECT");
+	const char *env = callerenv_get("AISB_PROJECT");
 	_cleanup_close_ int fd = -1;
 	int r;
 

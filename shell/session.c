@@ -32,6 +32,7 @@
 
 #include "aisb.h"
 #include "args.h"
+#include "callerenv.h"
 #include "env.h"
 #include "etc.h"
 #include "form.h"
@@ -401,7 +402,7 @@ build_env(struct session *s)
 	r = env_build(
 	    &(struct env_opts){
 	        .pol = s->pol,
-	        .caller = environ,
+	        .caller = callerenv_all(),
 	        .secrets = secrets,
 	        .user = s->user,
 	        .home = s->home_in,

@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "callerenv.h"
 #include "log.h"
 #include "slog.h"
 
@@ -59,7 +60,7 @@ void
 slog_start(const struct slog_start *s)
 {
 	char proj[512];
-	const char *conn = getenv("SSH_CONNECTION");
+	const char *conn = callerenv_get("SSH_CONNECTION");
 	char peer[128] = "-", ttyb[64] = "-";
 	const char *tty = isatty(0) ? ttyname(0) : NULL;
 

@@ -49,7 +49,7 @@ TEST(names)
 
 TEST(files)
 {
-	char p[256], sub[256], ln[300];
+	char bin[256], p[300], lx[256], m[300], sub[256], ln[300];
 
 	if (geteuid() != 0) {
 		tap_skip("needs root (root-owned files)", "ownership checks");
@@ -60,9 +60,20 @@ TEST(files)
 		return;
 	}
 	chmod(dir, 0755);
-	snprintf(p, sizeof(p), "%s/aisb-shell", dir);
+	/* The installed layout: bin/aisb-shell, libexec/aisb/aisb-shell-main. */
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	mkdir(bin, 0755);
+	snprintf(p, sizeof(p), "%s/aisb-shell", bin);
+	snprintf(lx, sizeof(lx), "%s/libexec", dir);
+	mkdir(lx, 0755);
+	snprintf(lx, sizeof(lx), "%s/libexec/aisb", dir);
+	mkdir(lx, 0755);
+	snprintf(m, sizeof(m), "%s/aisb-shell-main", lx);
 
 	mkfile(p, 0755, 0);
+	is_int(check(p), -ENOENT,
+	    "aisb-shell without aisb-shell-main beside it refused");
+	mkfile(m, 0755, 0);
 	is_int(check(p), 0, "root-owned 0755 aisb-shell in /tmp/DIR accepted");
 	mkfile(p, 0775, 0);
 	is_int(check(p), -EPERM, "group-writable binary refused");
@@ -71,6 +82,19 @@ TEST(files)
 	mkfile(p, 0755, 65534);
 	is_int(check(p), -EPERM, "binary owned by another user refused");
 	mkfile(p, 0755, 0);
+
+	/* What the entry point runs is held to the same rules. */
+	mkfile(m, 0775, 0);
+	is_int(check(p), -EPERM, "group-writable aisb-shell-main refused");
+	mkfile(m, 0755, 65534);
+	is_int(check(p), -EPERM, "aisb-shell-main owned by another user refused");
+	mkfile(m, 0644, 0);
+	is_int(check(p), -EACCES, "non-executable aisb-shell-main refused");
+	mkfile(m, 0755, 0);
+	chmod(lx, 0777);
+	is_int(check(p), -EPERM, "aisb-shell-main in a world-writable dir refused");
+	chmod(lx, 0755);
+	is_int(check(p), 0, "... accepted again");
 
 	/* A directory others can write: the binary could be swapped. */
 	snprintf(sub, sizeof(sub), "%s/open", dir);
@@ -90,7 +114,7 @@ TEST(files)
 		is_int(check(ln), -EINVAL,
 		    "a link to aisb-shell named bash refused");
 	unlink(ln);
-	snprintf(sub, sizeof(sub), "%s/bin", dir);
+	snprintf(sub, sizeof(sub), "%s/bin2", dir);
 	mkdir(sub, 0755);
 	snprintf(ln, sizeof(ln), "%s/aisb-shell", sub);
 	if (symlink(p, ln) == 0)
@@ -104,6 +128,11 @@ TEST(files)
 	unlink(ln);
 	rmdir(sub);
 	unlink(p);
+	unlink(m);
+	rmdir(lx);
+	snprintf(lx, sizeof(lx), "%s/libexec", dir);
+	rmdir(lx);
+	rmdir(bin);
 	rmdir(dir);
 }
 
