@@ -47,6 +47,8 @@ ok "aisb_${ver}_$arch.deb exists" test -s "$deb"
 list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
 has() { printf '%s\n' "$list" | grep -qxF "$1"; }
 ok "it ships /usr/bin/aisb-shell" has /usr/bin/aisb-shell
+ok "it ships /usr/libexec/aisb/aisb-shell-main (what the entry point runs)" \
+    has /usr/libexec/aisb/aisb-shell-main
 if compgen -G "$src/gate/*.c" >/dev/null; then
 	ok "it ships /usr/libexec/aisb/aisb-gate" has /usr/libexec/aisb/aisb-gate
 else
@@ -121,6 +123,10 @@ else
 fi
 files=$(dpkg -L aisb)
 is "$(/usr/bin/aisb-shell --version)" "aisb-shell $ver" "/usr/bin/aisb-shell --version"
+ok "the installed entry point has no program interpreter (static)" \
+    bash -c "! readelf -lW /usr/bin/aisb-shell | grep -q INTERP"
+out=$(/usr/libexec/aisb/aisb-shell-main --version 2>&1)
+is "$?" 77 "the installed aisb-shell-main refuses to run on its own"
 is "$(stat -c '%U %a' /var/lib/aisb/home 2>&1)" "root 755" "postinst made /var/lib/aisb/home (root, 0755)"
 is "$(stat -c '%U %a' /etc/aisb/aisb.conf 2>&1)" "root 644" "/etc/aisb/aisb.conf is root's, 0644"
 

@@ -29,7 +29,7 @@ fi
 rpm=$(find "$tmp/pkg/rpm/RPMS" -name "aisb-$ver-1*.rpm" ! -name '*debug*' | head -n1)
 ok "aisb-$ver-1.*.rpm exists" test -s "$rpm"
 list=$(rpm -qpl "$rpm" 2>/dev/null)
-for f in /usr/bin/aisb-shell /usr/libexec/aisb/aisb-gate /etc/aisb/aisb.conf \
+for f in /usr/bin/aisb-shell /usr/libexec/aisb/aisb-shell-main /usr/libexec/aisb/aisb-gate /etc/aisb/aisb.conf \
     /etc/aisb/users.d /var/lib/aisb/home /usr/share/aisb/sshd_config.d/aisb.conf \
     /usr/lib/systemd/system/aisb-harness@.service; do
 	ok "the RPM ships $f" grep -qxF "$f" <<<"$list"
