@@ -163,8 +163,8 @@ entry_main(int argc, char **argv, char **envp)
 
 	r = sys_readlink("/proc/self/exe", self, sizeof(self));
 	if (r < 0)
-		return fail("cannot read /proc/self/exe", NULL, r,
-		    "is /proc mounted?");
+		return fail(
+		    "cannot read /proc/self/exe", NULL, r, "is /proc mounted?");
 	len = (unsigned long)r;
 	if (len >= sizeof(self) || len == 0 || self[0] != '/')
 		return fail("cannot name its own file", NULL, 0, NULL);
@@ -181,7 +181,7 @@ entry_main(int argc, char **argv, char **envp)
 	for (n = 0; envp && envp[n]; n++)
 		bytes += plen + slen(envp[n]) + 1;
 	r = sys_mmap_anon((n + 2) * sizeof(char *) + bytes);
-	if (r < 0 && r > -4096)
+	if (r <= 0 && r > -4096) /* an error, or no address at all */
 		return fail("cannot hold the environment", NULL, r, NULL);
 	held = (char **)r;
 	p = (char *)(held + n + 2);
@@ -197,8 +197,7 @@ entry_main(int argc, char **argv, char **envp)
 
 	r = sys_execve(target, argv, held);
 	return fail("cannot run ", target, r,
-	    r == -2 ? "is aisb installed completely?"
-	    : r == -7
-	        ? "the environment is too large once held"
-	        : NULL);
+	    r == -2       ? "is aisb installed completely?"
+	        : r == -7 ? "the environment is too large once held"
+	                  : NULL);
 }

@@ -49,7 +49,8 @@ sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 	register long r9 __asm__("r9") = a6;
 	long ret;
 
-	__asm__ volatile("syscall"
+	__asm__ volatile(
+	    "syscall"
 	    : "=a"(ret)
 	    : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
 	    : "rcx", "r11", "memory");
@@ -59,15 +60,15 @@ sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 /* The stack pointer at entry points at argc; keep the ABI's 16-byte
  * alignment for the C code. */
 __asm__(".text\n"
-	".global _start\n"
-	".type _start, @function\n"
-	"_start:\n"
-	"	endbr64\n"
-	"	xor %ebp, %ebp\n"
-	"	mov %rsp, %rdi\n"
-	"	and $-16, %rsp\n"
-	"	call start_c\n"
-	"	hlt\n");
+        ".global _start\n"
+        ".type _start, @function\n"
+        "_start:\n"
+        "	endbr64\n"
+        "	xor %ebp, %ebp\n"
+        "	mov %rsp, %rdi\n"
+        "	and $-16, %rsp\n"
+        "	call start_c\n"
+        "	hlt\n");
 
 #elif defined(__aarch64__)
 enum {
@@ -92,22 +93,22 @@ sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 	register long x5 __asm__("x5") = a6;
 
 	__asm__ volatile("svc #0"
-	    : "+r"(x0)
-	    : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-	    : "memory");
+	                 : "+r"(x0)
+	                 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+	                 : "memory");
 	return x0;
 }
 
 /* sp is 16-byte aligned at entry and points at argc. */
 __asm__(".text\n"
-	".global _start\n"
-	".type _start, %function\n"
-	"_start:\n"
-	"	mov x29, #0\n"
-	"	mov x30, #0\n"
-	"	mov x0, sp\n"
-	"	bl start_c\n"
-	"	brk #0\n");
+        ".global _start\n"
+        ".type _start, %function\n"
+        "_start:\n"
+        "	mov x29, #0\n"
+        "	mov x30, #0\n"
+        "	mov x0, sp\n"
+        "	bl start_c\n"
+        "	brk #0\n");
 #endif
 
 __attribute__((used, noreturn)) static void
@@ -128,8 +129,8 @@ sys_write(int fd, const void *buf, unsigned long len)
 long
 sys_readlink(const char *path, char *buf, unsigned long len)
 {
-	return sc6(NR_readlinkat, AT_FDCWD_, (long)path, (long)buf, (long)len,
-	    0, 0);
+	return sc6(
+	    NR_readlinkat, AT_FDCWD_, (long)path, (long)buf, (long)len, 0, 0);
 }
 
 long

@@ -85,23 +85,20 @@ root_file(char *real, char *why, size_t whylen)
 static int
 check_main(const char *entry, char *why, size_t whylen)
 {
-	_cleanup_free_ char *dir = strdup(entry), *path = NULL, *real = NULL;
-	char *slash;
+	char path[PATH_MAX + sizeof(ENTRY_MAIN_REL)];
+	_cleanup_free_ char *real = NULL;
+	size_t n = (size_t)(strrchr(entry, '/') - entry);
 	int r;
 
-	if (!dir)
-		return -ENOMEM;
 	/* entry is canonical: ".." is its directory's parent. */
-	*strrchr(dir, '/') = '\0';
-	slash = strrchr(dir, '/');
-	if (!slash)
+	while (n > 0 && entry[n - 1] != '/')
+		n--;
+	if (n == 0) {
+		snprintf(why, whylen, "'%s' has no directory above it", entry);
 		return -EINVAL;
-	*slash = '\0';
-	if (asprintf(&path, "%s/%s", dir,
-	        ENTRY_MAIN_REL + strlen("../")) < 0) {
-		path = NULL;
-		return -ENOMEM;
 	}
+	snprintf(path, sizeof(path), "%.*s%s", (int)n, entry,
+	    &ENTRY_MAIN_REL[strlen("../")]);
 	real = realpath(path, NULL);
 	if (!real) {
 		r = -errno;
@@ -115,7 +112,8 @@ check_main(const char *entry, char *why, size_t whylen)
 int
 loginshell_check(const char *path, char *why, size_t whylen)
 {
-	_cleanup_free_ char *real = NULL, *entry = NULL;
+	_cleanup_free_ char *real = NULL;
+	char entry[PATH_MAX];
 	const char *base;
 	int r;
 
@@ -142,9 +140,7 @@ loginshell_check(const char *path, char *why, size_t whylen)
 		    real, LOGINSHELL_NAME);
 		return -EINVAL;
 	}
-	entry = strdup(real);
-	if (!entry)
-		return -ENOMEM;
+	snprintf(entry, sizeof(entry), "%s", real); /* root_file cuts real */
 	if ((r = root_file(real, why, whylen)) < 0)
 		return r;
 	return check_main(entry, why, whylen);

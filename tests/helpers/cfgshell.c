@@ -59,5 +59,6 @@ main(int argc, char **argv)
 		v[i + 2] = argv[i];
 	execve(real, v, environ);
 	perror(real);
+	free(v);
 	return 77;
 }

@@ -60,7 +60,8 @@ TEST(files)
 		return;
 	}
 	chmod(dir, 0755);
-	/* The installed layout: bin/aisb-shell, libexec/aisb/aisb-shell-main. */
+	/* The installed layout: bin/aisb-shell, libexec/aisb/aisb-shell-main.
+	 */
 	snprintf(bin, sizeof(bin), "%s/bin", dir);
 	mkdir(bin, 0755);
 	snprintf(p, sizeof(p), "%s/aisb-shell", bin);
@@ -87,12 +88,14 @@ TEST(files)
 	mkfile(m, 0775, 0);
 	is_int(check(p), -EPERM, "group-writable aisb-shell-main refused");
 	mkfile(m, 0755, 65534);
-	is_int(check(p), -EPERM, "aisb-shell-main owned by another user refused");
+	is_int(
+	    check(p), -EPERM, "aisb-shell-main owned by another user refused");
 	mkfile(m, 0644, 0);
 	is_int(check(p), -EACCES, "non-executable aisb-shell-main refused");
 	mkfile(m, 0755, 0);
 	chmod(lx, 0777);
-	is_int(check(p), -EPERM, "aisb-shell-main in a world-writable dir refused");
+	is_int(check(p), -EPERM,
+	    "aisb-shell-main in a world-writable dir refused");
 	chmod(lx, 0755);
 	is_int(check(p), 0, "... accepted again");
 

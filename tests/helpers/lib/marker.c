@@ -23,19 +23,16 @@ static void
 witness(const char *how)
 {
 	char dir[4096], line[8192], mnt[64] = "?", exe[4096] = "?";
+	const char *slash;
 	Dl_info di;
 	ssize_t n;
-	char *slash;
 	int fd, len;
 
 	if (!dladdr((void *)witness, &di) || !di.dli_fname ||
-	    strlen(di.dli_fname) >= sizeof(dir))
+	    !(slash = strrchr(di.dli_fname, '/')) ||
+	    snprintf(dir, sizeof(dir), "%.*s/witness.log",
+	        (int)(slash - di.dli_fname), di.dli_fname) >= (int)sizeof(dir))
 		return;
-	strcpy(dir, di.dli_fname);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return;
-	strcpy(slash, "/witness.log");
 	if ((n = readlink("/proc/self/ns/mnt", mnt, sizeof(mnt) - 1)) > 0)
 		mnt[n] = '\0';
 	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0)
@@ -45,8 +42,9 @@ witness(const char *how)
 	fd = open(dir, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return;
-	if (len > 0 && write(fd, line, (size_t)len) < 0)
-		len = 0;
+	if (len > 0 && (size_t)len < sizeof(line))
+		n = write(fd, line, (size_t)len);
+	(void)n;
 	close(fd);
 }
 
@@ -82,8 +80,8 @@ gconv_init(void *step)
 }
 
 int
-gconv(void *step, void **in, const void *end, void **out, size_t *n,
-    int flush, int irreversible)
+gconv(void *step, void **in, const void *end, void **out, size_t *n, int flush,
+    int irreversible)
 {
 	(void)step, (void)in, (void)end, (void)out, (void)n, (void)flush;
 	(void)irreversible;
