@@ -137,7 +137,9 @@ is "$v" "/bin/bash default []" "empty file: defaults, deny-all network"
 # 10 MB: refused with a clear message, in bounded memory.
 truncate -s 10M "$top/big.conf"
 chmod 0644 "$top/big.conf"
-if ldd "$AISB_SHELL" 2>/dev/null | grep -q asan || nm "$AISB_SHELL" 2>/dev/null | grep -q __asan_init; then
+# (The entry point is static: what ASan instruments is aisb-shell-main.)
+main=$BUILD/libexec/aisb/aisb-shell-main
+if ldd "$main" 2>/dev/null | grep -q asan || nm "$main" 2>/dev/null | grep -q __asan_init; then
 	check "$top/big.conf"
 else
 	out=$(prlimit --as=$((64 * 1024 * 1024)) "$AISB_SHELL" --config "$top/big.conf" --check-config 2>&1 >/dev/null)
