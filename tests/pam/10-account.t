@@ -58,11 +58,21 @@ ok "agent refused with a trailing pam_permit too" noacct ${SP}-sshd-permit ${U1}
 
 # The login shell.
 ok "agent with /bin/bash as login shell refused" noacct ${SP}-sshd ${U4}
-mkdir -p "$T/own" && cp "$AISB_SHELL" "$T/own/aisb-shell" && chown ${U3} "$T/own/aisb-shell"
-usermod -s "$T/own/aisb-shell" ${U3}
+# A copy in the installed layout: bin/aisb-shell (the entry point) runs
+# libexec/aisb/aisb-shell-main beside it.
+mkdir -p "$T/own/bin" "$T/own/libexec/aisb"
+cp "$AISB_SHELL" "$T/own/bin/aisb-shell" && chown ${U3} "$T/own/bin/aisb-shell"
+cp "$BUILD/libexec/aisb/aisb-shell-main" "$T/own/libexec/aisb/"
+usermod -s "$T/own/bin/aisb-shell" ${U3}
 ok "agent whose aisb-shell it owns itself refused" noacct ${SP}-sshd ${U3}
-chown root "$T/own/aisb-shell"; chmod 0755 "$T/own" "$T/own/aisb-shell"
+chown root "$T/own/bin/aisb-shell"
+chmod 0755 "$T/own" "$T/own/bin" "$T/own/libexec" "$T/own/libexec/aisb" "$T/own/bin/aisb-shell"
 ok "the same copy owned by root is accepted" acct ${SP}-sshd ${U3}
+chown ${U3} "$T/own/libexec/aisb/aisb-shell-main"
+ok "agent who owns the aisb-shell-main it runs refused" noacct ${SP}-sshd ${U3}
+chown root "$T/own/libexec/aisb/aisb-shell-main"
+rm "$T/own/libexec/aisb/aisb-shell-main"
+ok "an aisb-shell with no aisb-shell-main beside it refused" noacct ${SP}-sshd ${U3}
 ln -s "$AISB_SHELL" "$T/own/bash" && usermod -s "$T/own/bash" ${U3}
 ok "a link to aisb-shell under another name refused" noacct ${SP}-sshd ${U3}
 usermod -s "$AISB_SHELL" ${U3}
