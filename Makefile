@@ -147,7 +147,7 @@ ENTRY_CFLAGS := -std=gnu11 -g -O2 $(WARN) $(if $(WERROR),-Werror) -Ilib \
 	   $(call cc-option,-fcf-protection) $(call cc-option,-mbranch-protection=standard) \
 	   $(call cc-option,-fstack-clash-protection) \
 	   $(if $(ENTRY_HOSTED),-DENTRY_HOSTED,-ffreestanding -fno-builtin \
-	       -fno-tree-loop-distribute-patterns) -MMD -MP
+	       $(call cc-option,-fno-tree-loop-distribute-patterns)) -MMD -MP
 ENTRY_LDFLAGS := $(if $(ENTRY_HOSTED),-static,-nostdlib -static-pie) \
 	   -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
 $(BUILD)/entry/%.o: entry/%.c
