@@ -664,6 +664,11 @@ policy_load(const struct policy_opts *opts, struct aisb_policy **ret,
 			goto out;
 	}
 	r = policy_parse_finish(ps, ret);
+	if (r == 0 && policy_home_check(*ret, ps->home, errs) < 0) {
+		policy_free(*ret);
+		*ret = NULL;
+		r = -EINVAL;
+	}
 out:
 	policy_parse_free(ps);
 	if (r == -ENOMEM)

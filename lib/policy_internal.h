@@ -235,6 +235,17 @@ const struct policy_origin_ent *policy_origin_find(
     const struct aisb_policy *p, const char *key);
 
 /*
+ * policy_home.c, run by policy_load() for an agent whose passwd home is
+ * known: none of project.path, project.roots, filesystem.readwrite (a
+ * source, or what a glob matches) and home.path may equal or contain
+ * home, as written or with symlinks resolved.  0, or -EINVAL with one
+ * "FILE:LINE: KEY: ..." error in errs per offending value.  Not part of
+ * policy_load_buf(): it looks at the file system.
+ */
+int policy_home_check(const struct aisb_policy *p, const char *home,
+    struct policy_errs *errs);
+
+/*
  * Serialise p to f: mode 0 human, 1 JSON, 2 canonical (JSON without
  * origins and hash: what the hash covers).  policy_print.c.
  */

@@ -47,7 +47,8 @@ lim_conf() {
 	local name=$1; shift
 	{
 		echo 'shell = "/bin/bash"'
-		echo 'project { path = "%h/project"  roots = {"%h"} }'
+		# (Not roots = {"%h"}: a root may not contain the passwd home.)
+		echo 'project { path = "%h/project"  roots = {"%h/project"} }'
 		echo 'home { path = "tmpfs" }'
 		echo 'network { mode = "none" }'
 		echo "filesystem { tmp_size = \"${LIM_TMP_SIZE:-64M}\" }"
