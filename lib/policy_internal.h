@@ -242,8 +242,8 @@ const struct policy_origin_ent *policy_origin_find(
  * "FILE:LINE: KEY: ..." error in errs per offending value.  Not part of
  * policy_load_buf(): it looks at the file system.
  */
-int policy_home_check(const struct aisb_policy *p, const char *home,
-    struct policy_errs *errs);
+int policy_home_check(
+    const struct aisb_policy *p, const char *home, struct policy_errs *errs);
 
 /*
  * Serialise p to f: mode 0 human, 1 JSON, 2 canonical (JSON without

@@ -179,7 +179,8 @@ doctor_agent_check(struct doctor *d, const struct passwd *pw)
 
 	snprintf(check, sizeof(check), "login shell[%s]", pw->pw_name);
 	{
-		/* Suggest the entry point that is running: the installed one. */
+		/* Suggest the entry point that is running: the installed one.
+		 */
 		const char *self = callerenv_entry();
 
 		snprintf(fix, sizeof(fix), "usermod -s %s %s",
