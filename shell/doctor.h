@@ -45,6 +45,14 @@ void doctor_probe_nft(struct doctor *d, uid_t uid, gid_t gid, const char *who,
 
 /* doctor_pam.c: pam_aisb in the PAM stacks of the ways in. */
 void doctor_pam(struct doctor *d);
+/*
+ * doctor_pam.c: fail when a stack of the agent's services (p's
+ * pam.services, or the default ones) has pam_env with user_readenv=1,
+ * and when the file it would read (~/.pam_environment, or its
+ * user_envfile) exists in the agent's passwd home.
+ */
+void doctor_pam_readenv(
+    struct doctor *d, const struct passwd *pw, const struct aisb_policy *p);
 
 /* doctor_sshd.c: sshd's effective settings for the agent pw. */
 void doctor_sshd(struct doctor *d, const struct passwd *pw);

@@ -200,6 +200,7 @@ doctor_agent_check(struct doctor *d, const struct passwd *pw)
 		    "not probed: the policy does not load");
 
 	doctor_sshd(d, pw);
+	doctor_pam_readenv(d, pw, p);
 	check_deny(
 	    d, pw->pw_name, "cron.deny", "/etc/cron.allow", "/etc/cron.deny");
 	check_deny(d, pw->pw_name, "at.deny", "/etc/at.allow", "/etc/at.deny");

@@ -88,11 +88,13 @@ is "$rc" 0 "twin: not an agent, not checked"
 if have_userns $u; then
 	install -d -m 0755 "$top/sess"
 	install -d -o $u -m 0700 "$top/sess/home" "$top/proj/$u"
-	f=$(mk sbad "project { roots = {\"$top/srv\"} }" "home { path = \"$top/sess/home\" }" \
+	f=$(mk sbad "project { path = \"$top/proj/%u\"  roots = {\"$top/srv\"} }" \
+		"home { path = \"$top/sess/home\" }" \
 		"network { mode = \"none\" }" "limits { memory = \"0\"  pids = 0  cpu = \"0%\" }")
 	out=$(as $u "$AISB_SHELL" --config "$f" -c 'echo ran' 2>&1)
 	is "$?" 78 "a session of the agent with such a policy: 78"
 	unlike "$out" "^ran" "... nothing ran"
+	like "$out" "project.roots: '$top/srv' $why" "... refused for the passwd home"
 	f=$(mk sok "project { path = \"$top/proj/%u\"  roots = {\"$top/proj\"} }" \
 		"home { path = \"$top/sess/home\" }" \
 		"network { mode = \"none\" }" "limits { memory = \"0\"  pids = 0  cpu = \"0%\" }")

@@ -182,6 +182,30 @@ for v in LD_PRELOAD LD_AUDIT LD_LIBRARY_PATH GCONV_PATH; do
 	like "$(wit_inside)" "^${HOW[$v]} " "su $v: inside, it does run"
 done
 
+# --doctor fails on both halves of the hole: a stack of the agent's
+# services that reads a file in its home, and such a file.
+envclear
+envset ${U1} .pam_environment "LD_PRELOAD=$L/libaisbt-marker.so"
+doc() { "$AISB_SHELL" --config "$1" --user ${U1} --doctor 2>&1; }
+out=$(doc "$T/aisb.conf")
+like "$out" "^fail: pam env\[${U1}\]: the sshd stack reads the agent's ~/$SSHD_ENVFILE " \
+	"doctor: fails on the sshd stack's pam_env user_readenv=1"
+like "$out" "^fail: pam env\[${U1}\]: the su stack reads the agent's ~/$ENVFILE \(/etc/pam.d/su: session pam_env.so user_readenv=1\)" \
+	"doctor: fails on the su stack's (this test's line, with its user_envfile)"
+like "$out" "^fail: env file\[${U1}\]: /home/${U1}/.pam_environment exists" "doctor: fails on a .pam_environment in the passwd home"
+envclear
+out=$(doc "$T/aisb.conf")
+like "$out" "^ok: env file\[${U1}\]: no /home/${U1}/.pam_environment" "doctor, twin: no such file, ok"
+# Twin: an agent whose services' stacks do not read its home.
+install -d -m 0755 "$T/c2/users.d"
+sed 's/^agents = .*/&\npam { services = {"'"$SP"'-noenv"} }/' "$T/aisb.conf" > "$T/c2/aisb.conf"
+chmod 0644 "$T/c2/aisb.conf"
+pam_service "$SP-noenv" "session optional pam_env.so readenv=0" "session optional pam_permit.so"
+out=$(doc "$T/c2/aisb.conf")
+like "$out" "^ok: pam env\[${U1}\]: no PAM stack of the agent reads a file in its home" \
+	"doctor, twin: services whose stacks do not read it, ok"
+unlike "$out" "^fail: (pam env|env file)" "doctor, twin: no fail line about it"
+
 # su -l: a login (su clears most of the environment, then pam_env adds).
 envclear
 envset ${U1} "$ENVFILE" "LD_PRELOAD=$L/libaisbt-marker.so"
