@@ -124,15 +124,20 @@ elem_origin(const struct aisb_policy *p, const char *key, size_t i)
 	return e ? e->origin : NULL;
 }
 
+/* One offending value, reported once the user is known to be an agent. */
+struct hit {
+	const char *org, *key, *value;
+};
+
 int
 policy_home_check(
     const struct aisb_policy *p, const char *home, struct policy_errs *errs)
 {
+	struct hit hits[POLICY_MAX_ERRS];
 	struct home h = {0};
-	size_t n, i;
-	int bad = 0;
+	size_t n, i, nh = 0;
 
-	if (!p || !home || home[0] != '/' || !policy_is_agent(p, p->user))
+	if (!p || !home || home[0] != '/')
 		return 0;
 	n = strlen(home);
 	while (n > 1 && home[n - 1] == '/')
@@ -140,30 +145,33 @@ policy_home_check(
 	snprintf(h.buf, sizeof(h.buf), "%.*s", (int)n, home);
 	h.lex = h.buf;
 	h.real = realpath(h.lex, NULL);
-
-	if (p->project.path && reaches(p->project.path, &h)) {
-		refuse(errs, policy_origin(p, "project.path"), "project.path",
-		    p->project.path, h.lex);
-		bad++;
-	}
+#define HIT(o, k, v)                                                           \
+	do {                                                                   \
+		if (nh < ELEMENTSOF(hits))                                     \
+			hits[nh++] = (struct hit){(o), (k), (v)};              \
+	} while (0)
+	if (p->project.path && reaches(p->project.path, &h))
+		HIT(policy_origin(p, "project.path"), "project.path",
+		    p->project.path);
 	for (i = 0; i < p->project.roots.n; i++)
-		if (reaches(p->project.roots.v[i], &h)) {
-			refuse(errs, elem_origin(p, "project.roots", i),
-			    "project.roots", p->project.roots.v[i], h.lex);
-			bad++;
-		}
+		if (reaches(p->project.roots.v[i], &h))
+			HIT(elem_origin(p, "project.roots", i), "project.roots",
+			    p->project.roots.v[i]);
 	for (i = 0; i < p->fs.readwrite.n; i++)
-		if (rw_reaches(p->fs.readwrite.v[i], &h)) {
-			refuse(errs, elem_origin(p, "filesystem.readwrite", i),
-			    "filesystem.readwrite", p->fs.readwrite.v[i],
-			    h.lex);
-			bad++;
-		}
-	if (!p->home.tmpfs && p->home.path && reaches(p->home.path, &h)) {
-		refuse(errs, policy_origin(p, "home.path"), "home.path",
-		    p->home.path, h.lex);
-		bad++;
-	}
+		if (rw_reaches(p->fs.readwrite.v[i], &h))
+			HIT(elem_origin(p, "filesystem.readwrite", i),
+			    "filesystem.readwrite", p->fs.readwrite.v[i]);
+	if (!p->home.tmpfs && p->home.path && reaches(p->home.path, &h))
+		HIT(policy_origin(p, "home.path"), "home.path", p->home.path);
+#undef HIT
 	free(h.real);
-	return bad ? -EINVAL : 0;
+	/*
+	 * Only now who the user is: the common case (nothing overlaps)
+	 * needs no lookup of users and groups (NSS) at all.
+	 */
+	if (nh == 0 || !policy_is_agent(p, p->user))
+		return 0;
+	for (i = 0; i < nh; i++)
+		refuse(errs, hits[i].org, hits[i].key, hits[i].value, h.lex);
+	return -EINVAL;
 }

@@ -14,10 +14,15 @@ exec </dev/null
 sess_require
 u=tesc8
 sess_user "$u"
-# The binary as a session sees it: a copy in the project (the build tree
-# may lie under a hidden directory such as /root).
-install -m 0755 "$AISB_SHELL" "$SESS_TOP/$u/project/aisb-shell"
-jc=/project/aisb-shell
+# The program as a session sees it: a copy in the project (the build
+# tree may lie under a hidden directory such as /root) of the entry
+# point and of the aisb-shell-main it runs from ../libexec/aisb.
+cp_shell() {	# cp_shell DIR: DIR/bin/aisb-shell and what it runs
+	install -D -m 0755 "$AISB_SHELL" "$1/bin/aisb-shell"
+	install -D -m 0755 "$BUILD/libexec/aisb/aisb-shell-main" "$1/libexec/aisb/aisb-shell-main"
+}
+cp_shell "$SESS_TOP/$u/project"
+jc=/project/bin/aisb-shell
 conf=$(sess_conf jc)
 
 out=$(sess "$u" "$conf" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
@@ -31,7 +36,7 @@ like "$out" "ok +network: 169.254.169.254:80 unreachable" "... the metadata addr
 like "$out" "ok +walk: [0-9]+ entries" "... walked the filesystem"
 
 # Twin: the same user, no sandbox.
-out=$(as "$u" "$SESS_TOP/$u/project/aisb-shell" --jailcheck 2>&1; echo "rc=$?")
+out=$(as "$u" "$SESS_TOP/$u/project/bin/aisb-shell" --jailcheck 2>&1; echo "rc=$?")
 like "$out" "FOUND no_new_privs: 0" "outside: no_new_privs is reported missing"
 like "$out" "FOUND seccomp: 0" "outside: no seccomp is reported"
 like "$out" "^rc=1$" "outside: exit 1"
@@ -60,14 +65,14 @@ like "$out" "^rc=1$" "... exit 1"
 bin=$SESS_TOP/bin-$u
 install -d -m 0755 "$bin"
 at_exit "rm -rf '$bin'"
-install -m 0755 "$AISB_SHELL" "$bin/aisb-shell"
+cp_shell "$bin"
 dconf=$(sess_conf jc-doctor "filesystem { readonly = {\"$bin\"} }")
-out=$("$bin/aisb-shell" --config "$dconf" --doctor --jailcheck --user "$u" 2>&1)
+out=$("$bin/bin/aisb-shell" --config "$dconf" --doctor --jailcheck --user "$u" 2>&1)
 like "$out" "ok: jailcheck\[$u\]: a session of $u exposes nothing unexpected" "--doctor --jailcheck: the agent's session is clean"
 dexp=$(sess_conf jc-doctor-exposed "filesystem { readonly = {\"$bin\", \"$rund\"} }")
-out=$("$bin/aisb-shell" --config "$dexp" --doctor --jailcheck --user "$u" 2>&1)
+out=$("$bin/bin/aisb-shell" --config "$dexp" --doctor --jailcheck --user "$u" 2>&1)
 like "$out" "fail: jailcheck\[$u\]: jailcheck: FOUND socket: $rund/canary.sock" "--doctor --jailcheck: the exposed socket is a failure"
-out=$("$bin/aisb-shell" --config "$dconf" --doctor --user "$u" 2>&1)
+out=$("$bin/bin/aisb-shell" --config "$dconf" --doctor --user "$u" 2>&1)
 unlike "$out" "jailcheck" "twin: --doctor alone starts no session"
 out=$("$AISB_SHELL" --print-policy --jailcheck 2>&1; echo " rc=$?")
 like "$(tr "\n" " " <<<"$out")" "goes alone or with --doctor  rc=2" "--jailcheck with another admin form: usage error"
