@@ -15,7 +15,7 @@
 
 static const char *const def_agents[] = {"@ai-agents", NULL};
 static const char *const def_roots[] = {"/srv/agents/%u", NULL};
-static const char *const def_protect[] = {".git/hooks", ".git/config", NULL};
+static const char *const def_protect[] = {".git", NULL};
 /*
  * Hidden by default: other users' data, host sockets and state, boot
  * and mount points, aisb's own config and the host's secrets.

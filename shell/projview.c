@@ -6,31 +6,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gitpin.h"
 #include "log.h"
+#include "pin.h"
 #include "projview.h"
 #include "session.h"
 #include "util.h"
 #include "viewfs.h"
-
-#ifndef STATX_MNT_ID
-#define STATX_MNT_ID 0x00001000U
-#endif
-
-static uint64_t
-mnt_id(int fd)
-{
-	struct statx sx;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0 ||
-	    !(sx.stx_mask & STATX_MNT_ID))
-		return 0;
-	return sx.stx_mnt_id;
-}
 
 bool
 projview_protect_valid(const char *rel)
@@ -53,27 +41,19 @@ projview_protect_valid(const char *rel)
 }
 
 /*
- * Make project.protect entry rel read-only below the project mount pfd.
- *
- * A bind over the path alone is not enough: the agent could rename a
- * parent directory away (".git" -> ".git.old") and create a fresh,
- * writable ".git/hooks".  The kernel refuses to rename or remove a
- * mount point (EBUSY), so each parent inside the project is bound onto
- * itself first.  When a component is missing, the first missing one is
- * created on the host as an empty directory (owned by the agent, which
- * could have created it anyway) and bound read-only: nothing below it
- * can then be created inside.  For the default ".git/hooks" in a
- * project without .git that leaves an empty ".git" on the host, which
- * git ignores (it is not a repository) and a later "git init" fills.
- * A symlink anywhere on the path is refused: the host would follow it
- * to a place the agent can write.
+ * Hold project.protect entry rel (pin.h).  An entry whose last
+ * component is ".git" names a repository: its git metadata is held as
+ * the project's own is (gitpin.h).  Any other entry is held read-only as
+ * it is, created as an empty directory when missing; where it goes
+ * through a gitfile (".git/hooks" when .git is a worktree's or
+ * submodule's file), through the git directory that file names.
  */
 static int
-projview_protect(int pfd, const char *rel)
+projview_protect(struct pin *pin, const char *rel)
 {
-	_cleanup_free_ char *copy = NULL;
-	_cleanup_close_ int cur = -1;
-	char *comp, *next, *sp = NULL;
+	char path[4096], what[4200], gd[4096];
+	char *base, *dotgit;
+	size_t n;
 	int r;
 
 	if (!projview_protect_valid(rel))
@@ -81,74 +61,48 @@ projview_protect(int pfd, const char *rel)
 		    "project.protect: '%s' must "
 		    "be relative without \".\" or \"..\"",
 		    rel);
-	copy = strdup(rel);
-	cur = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
-	if (!copy || cur < 0)
-		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
-		return -ENOMEM;
-	for (comp = strtok_r(copy, "/", &sp); comp; comp = next) {
-		_cleanup_close_ int fd = -1;
-		struct stat st;
-
-		next = strtok_r(NULL, "/", &sp);
-		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT) {
-			/* The first missing component becomes the read-only
-			 * placeholder: nothing below it can be created. */
-			next = NULL;
-			if (mkdirat(cur, comp, 0755) < 0 && errno != EEXIST) {
-				if (errno == EROFS)
-					return 0;
-				return log_errno(-SESSION_EPOLICY,
-				    "project.protect %s: cannot create %s in "
-				    "the project to hold it read-only: %s",
-				    rel, comp, strerror(errno));
-			}
-			fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (fd < 0 || fstat(fd, &st) < 0)
-			return log_errno(-errno, "project.protect %s: %m", rel);
-		if (S_ISLNK(st.st_mode))
-			return log_errno(-SESSION_EPOLICY,
-			    "project.protect %s: "
-			    "%s in the project is a symlink; refusing (remove "
-			    "it, or drop the entry)",
-			    rel, comp);
-		if (!next) {
-			r = viewfs_bind(fd, "", true, VIEWFS_RO, fd, "");
-			if (r < 0)
-				return log_errno(
-				    r, "project.protect %s: %m", rel);
-			return 0;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			/* e.g. a worktree's ".git" file: nothing below. */
-			log_debug("project.protect %s: %s is not a directory, "
-			          "ignoring",
-			    rel, comp);
-			return 0;
-		}
-		if (mnt_id(fd) == mnt_id(cur)) {
-			r = viewfs_bind(fd, "", true, 0, fd, "");
-			if (r < 0)
-				return log_errno(r,
-				    "project.protect %s: pin "
-				    "%s: %m",
-				    rel, comp);
-			close(fd);
-			/* Reopen: now the root of the new mount. */
-			fd = openat(cur, comp,
-			    O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-			if (fd < 0)
-				return log_errno(-errno,
-				    "project.protect "
-				    "%s: %m",
-				    rel);
-		}
-		close(cur);
-		cur = TAKE_FD(fd);
+	snprintf(path, sizeof(path), "%s", rel);
+	for (n = strlen(path); n > 0 && path[n - 1] == '/'; n--)
+		path[n - 1] = '\0';
+	snprintf(what, sizeof(what), "project.protect %s", path);
+	base = strrchr(path, '/');
+	if (!strcmp(base ? base + 1 : path, ".git")) {
+		if (!base)
+			return 0; /* the project's own: held already */
+		*base = '\0';
+		return gitpin_repo(pin, path);
 	}
-	return 0;
+	/* A ".git" component that is a file: continue in its gitdir. */
+	for (dotgit = path; (dotgit = strstr(dotgit, ".git/"));
+	     dotgit += 5) {
+		struct stat st;
+		char *rest = dotgit + 5;
+		int fd;
+
+		if (dotgit != path && dotgit[-1] != '/')
+			continue;
+		dotgit[4] = '\0';
+		fd = openat(pin->pfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		r = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+		if (fd >= 0)
+			close(fd);
+		if (!r) {
+			dotgit[4] = '/';
+			continue;
+		}
+		r = gitpin_gitfile(pin, path, gd, sizeof(gd));
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return log_errno(-SESSION_EPOLICY,
+			    "%s: %s is a gitfile naming a git directory "
+			    "outside the project; refusing",
+			    what, path);
+		if (pin_join(gd, rest, path, sizeof(path)) < 0)
+			return -ENAMETOOLONG;
+		return pin_path(pin, path, PIN_RO, NULL, what, NULL);
+	}
+	return pin_path(pin, path, PIN_RO, NULL, what, NULL);
 }
 
 int
@@ -157,6 +111,9 @@ projview_mount(struct viewfs *c)
 	const struct aisb_policy *p = c->p;
 	const char *target = p->project.target;
 	_cleanup_close_ int tfd = -1, pfd = -1;
+	struct pin pin = {.pfd = -1};
+	char proc[64];
+	ssize_t k;
 	size_t i;
 	int r;
 
@@ -178,8 +135,17 @@ projview_mount(struct viewfs *c)
 	pfd = viewfs_open(c, target, O_DIRECTORY, true);
 	if (pfd < 0)
 		return log_errno(pfd, "%s: %m", target);
+	pin.pfd = pfd;
+	/* The project's path on the host, as git writes it into gitfiles
+	 * and worktrees (resolved: no symlink). */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", c->o->project_fd);
+	k = readlink(proc, pin.host, sizeof(pin.host) - 1);
+	pin.host[k > 0 && pin.host[0] == '/' ? k : 0] = '\0';
+	/* The project's own repository, whatever the list says. */
+	if ((r = gitpin_repo(&pin, "")) < 0)
+		return r;
 	for (i = 0; i < p->project.protect.n; i++)
-		if ((r = projview_protect(pfd, p->project.protect.v[i])) < 0)
+		if ((r = projview_protect(&pin, p->project.protect.v[i])) < 0)
 			return r;
 	return 0;
 }

@@ -1,7 +1,9 @@
 #!/bin/bash
 # project.protect: .git/hooks and .git/config stay read-only inside,
 # whether or not they exist, and cannot be replaced by renaming a parent;
-# the rest of the project stays writable.
+# the rest of the project stays writable; other repositories can be
+# listed.  (The attacks on the rest of git's metadata, with a canary the
+# human's git would run: 35-git.t.)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/sess.sh" sbx
 exec </dev/null
@@ -48,6 +50,8 @@ rm -rf "$proj/.git"
 out=$(r 'git init -q . ; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo x > .git/config')
 ok "without .git, .git/hooks cannot be created" [ ! -e "$proj/.git/hooks" ]
 ok "without .git, .git/config cannot be created" [ ! -e "$proj/.git/config" ]
+ok "without .git, the project cannot become a bare repository (HEAD held empty)" \
+    eval '[ -d "$proj/HEAD" ] && [ -z "$(ls -A "$proj/HEAD")" ]'
 is "$(r 'echo still > other && cat other')" "still" \
     "other project files stay writable"
 
@@ -60,5 +64,27 @@ is "$rc" 78 "a symlinked .git is refused with 78"
 like "$out" "symlink" "the refusal names the symlink"
 rm -f "$proj/.git"
 is "$(sess tsbx3 "$conf" -c 'echo ran')" "ran" "without the symlink it runs"
+
+# 5. More repositories listed: "vendor/lib/.git" is held as the
+# project's own .git is; a literal entry that goes through a gitfile
+# (".git/info" when .git names .bare) is held in the git directory the
+# gitfile names.
+rm -rf "${proj:?}"/* "$proj"/.[!.]*
+install -d -o tsbx3 -g tsbx3 "$proj/vendor" "$proj/vendor/lib"
+as tsbx3 git -C "$proj/vendor/lib" init -q
+as tsbx3 git init -q --bare "$proj/.bare"
+as tsbx3 sh -c "printf 'gitdir: ./.bare\n' > '$proj/.git'"
+as tsbx3 git -C "$proj" config core.bare false
+conf2=$SBX_CONF_DIR/protect2.conf
+sed 's|^  roots = |  protect = {"vendor/lib/.git", ".git/info"}\n  roots = |' "$conf" > "$conf2"
+lib0=$(sha256sum < "$proj/vendor/lib/.git/config")
+r2() { sbx tsbx3 "$conf2" -c "cd /project && $1" 2>&1; }
+r2 'echo "[core] fsmonitor = x" >> vendor/lib/.git/config; echo x > vendor/lib/.git/hooks/pre-commit; echo x > .bare/info/attributes2; echo x > .bare/hooks/pre-commit' >/dev/null
+is "$(sha256sum < "$proj/vendor/lib/.git/config")" "$lib0" "a listed repository's config stays read-only"
+ok "... and its hooks" [ ! -e "$proj/vendor/lib/.git/hooks/pre-commit" ]
+ok "an entry through a gitfile is held in the git directory it names" [ ! -e "$proj/.bare/info/attributes2" ]
+ok "the gitfile's git directory has its hooks held" [ ! -e "$proj/.bare/hooks/pre-commit" ]
+out=$(r2 'cd vendor/lib && echo v > v && git add v && git -c user.name=a -c user.email=a@b commit -qm v && git log --format=%s')
+is "$out" "v" "twin: a commit in the listed repository works"
 
 done_testing
