@@ -206,8 +206,8 @@ section(struct src *s, struct buf *var)
 /* After the first letter of a name: the rest of it and the value
  * (git's get_value). */
 static int
-variable(struct src *s, struct buf *var, struct buf *v, gitconf_fn fn,
-    void *data)
+variable(
+    struct src *s, struct buf *var, struct buf *v, gitconf_fn fn, void *data)
 {
 	bool has_value = false;
 	int c, r;
@@ -232,8 +232,8 @@ variable(struct src *s, struct buf *var, struct buf *v, gitconf_fn fn,
 }
 
 int
-gitconf_parse(const char *text, size_t len, gitconf_fn fn, void *data,
-    unsigned *ret_line)
+gitconf_parse(
+    const char *text, size_t len, gitconf_fn fn, void *data, unsigned *ret_line)
 {
 	static const unsigned char bom[] = {0xef, 0xbb, 0xbf};
 	struct src s = {(const unsigned char *)text,

@@ -1,7 +1,7 @@
 /*
  * gitpin.c: hold a repository's git metadata read-only in the view.
  * See gitpin.h; what each path is and why it is held (or left
- * writable): docs/threat-model.md, "Git metadata".
+ * writable): docs/threat-model.md, "The project's git metadata".
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -75,8 +75,8 @@ seen_get(struct gitpin *g, int fd, bool wt, bool add, int *err)
 		return NULL;
 	}
 	for (i = 0; i < g->nseen; i++)
-		if (g->seen[i].dev == st.st_dev && g->seen[i].ino == st.st_ino &&
-		    g->seen[i].worktree == wt)
+		if (g->seen[i].dev == st.st_dev &&
+		    g->seen[i].ino == st.st_ino && g->seen[i].worktree == wt)
 			return &g->seen[i];
 	if (!add)
 		return NULL;
@@ -138,11 +138,11 @@ look(struct gitpin *g, const char *rel, struct stat *st)
 }
 
 /* Pin rel (flags as pin_path) and read it when it is a file: its text
- * in *ret (malloc'd, NUL-terminated; NULL when missing or a directory).
- */
+ * in *ret (malloc'd, NUL-terminated; NULL when missing or a directory),
+ * its length (which counts any NUL in it) in *ret_len. */
 static int
-pin_text(struct gitpin *g, const char *rel, unsigned flags,
-    const char *content, size_t max, char **ret)
+pin_text(struct gitpin *g, const char *rel, unsigned flags, const char *content,
+    size_t max, char **ret, size_t *ret_len)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
@@ -152,6 +152,7 @@ pin_text(struct gitpin *g, const char *rel, unsigned flags,
 	int r;
 
 	*ret = NULL;
+	*ret_len = 0;
 	what(g, rel, w, sizeof(w));
 	if ((r = pin_path(g->c, rel, flags, content, w, &fd)) < 0)
 		return r;
@@ -166,20 +167,23 @@ pin_text(struct gitpin *g, const char *rel, unsigned flags,
 		    "%s: larger than %zu bytes; refusing", w, max);
 	if (k < 0)
 		return log_errno((int)k, "%s: read: %s", w, strerror((int)-k));
+	*ret_len = (size_t)k;
 	*ret = TAKE_PTR(buf);
 	return 0;
 }
 
-/* Text of a pointer file as git takes it: trailing newlines and
- * carriage returns cut (all of git's white space when all), then up to
- * the first NUL. */
+/*
+ * A pointer file's text as git takes it: trailing newlines and carriage
+ * returns (all of git's white space when all) cut from the whole of its
+ * len bytes, then the text up to the first NUL.  ("x\n\0" is "x\n" to
+ * git, as a C string cut before the trim would not be.)
+ */
 static void
-trim_eol(char *s, bool all)
+trim_eol(char *s, size_t len, bool all)
 {
-	size_t len = strlen(s);
-
-	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' ||
-	                  (all && (s[len - 1] == ' ' || s[len - 1] == '\t'))))
+	while (len &&
+	    (s[len - 1] == '\n' || s[len - 1] == '\r' ||
+	        (all && (s[len - 1] == ' ' || s[len - 1] == '\t'))))
 		len--;
 	s[len] = '\0';
 }
@@ -208,7 +212,7 @@ headref(const char *t)
 		return !strncmp(t, "refs/", 5);
 	}
 	while ((t[n] >= '0' && t[n] <= '9') || (t[n] >= 'a' && t[n] <= 'f') ||
-	       (t[n] >= 'A' && t[n] <= 'F'))
+	    (t[n] >= 'A' && t[n] <= 'F'))
 		n++;
 	return n >= 40;
 }
@@ -273,10 +277,10 @@ scan_var(const char *var, const char *value, void *data)
 	 * as configuration when the condition holds. */
 	what(sc->g, sc->file, w, sizeof(w));
 	if (!value)
-		return log_errno(-SESSION_EPOLICY, "%s: %s has no value", w,
-		    var);
-	r = pin_resolve(sc->g->c, sc->dir, value, PIN_R_CONFIG, w, rel,
-	    sizeof(rel));
+		return log_errno(
+		    -SESSION_EPOLICY, "%s: %s has no value", w, var);
+	r = pin_resolve(
+	    sc->g->c, sc->dir, value, PIN_R_CONFIG, w, rel, sizeof(rel));
 	if (r <= 0)
 		return r;
 	if (sc->depth + 1 > MAX_INCLUDE)
@@ -295,15 +299,18 @@ scan_file(struct gitpin *g, struct seen *s, const char *rel, bool create,
 	struct scan sc = {.g = g, .s = s, .file = rel, .depth = depth};
 	char w[PATHN + 64];
 	unsigned line = 0;
+	size_t len;
 	int r;
 
 	r = pin_text(g, rel,
 	    PIN_RO | PIN_FILE | (create ? PIN_CREATE : PIN_OPTIONAL), NULL,
-	    GITCONF_MAX, &text);
+	    GITCONF_MAX, &text, &len);
 	if (r < 0 || !text)
 		return r;
 	pin_dirname(rel, sc.dir, sizeof(sc.dir));
-	r = gitconf_parse(text, strlen(text), scan_var, &sc, &line);
+	/* The whole text: git reads past a NUL (which only ends a value
+	 * for its callers), and so must this. */
+	r = gitconf_parse(text, len, scan_var, &sc, &line);
 	if (r == -EINVAL)
 		return log_errno(-SESSION_EPOLICY,
 		    "%s: line %u is not valid git configuration (git "
@@ -312,21 +319,23 @@ scan_file(struct gitpin *g, struct seen *s, const char *rel, bool create,
 	return r;
 }
 
-/* Hold the core.hooksPath directories of s for the worktree wt (or,
- * NULL, a bare repository: relative to the git directory gd). */
+/* Hold the core.hooksPath directories of s, relative ones from base
+ * (the worktree, or a bare repository's git directory); none when base
+ * is NULL (a worktree outside the project). */
 static int
-pin_hooks(struct gitpin *g, const struct seen *s, const char *gd,
-    const char *wt)
+pin_hooks(struct gitpin *g, const struct seen *s, const char *base)
 {
 	char w[PATHN + 64], rel[PATHN];
 	unsigned k;
 	int r;
 
 	for (k = 0; k < s->nhooks; k++) {
+		if (!base && s->hooks[k][0] != '/')
+			continue;
 		snprintf(w, sizeof(w), "project.protect core.hooksPath %s",
 		    s->hooks[k]);
-		r = pin_resolve(g->c, wt ? wt : gd, s->hooks[k], PIN_R_CONFIG,
-		    w, rel, sizeof(rel));
+		r = pin_resolve(g->c, base ? base : "", s->hooks[k],
+		    PIN_R_CONFIG, w, rel, sizeof(rel));
 		if (r < 0)
 			return r;
 		if (r == 0)
@@ -429,15 +438,16 @@ modules(struct gitpin *g, const char *dir, unsigned level, unsigned d)
 	char rel[PATHN];
 	int r = 0;
 
-	fd = openat(g->c->pfd, dir,
-	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(
+	    g->c->pfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		char w[PATHN + 64];
 		int en = errno;
 
-		return en == ENOENT ? 0
-		                    : log_errno(open_err_policy(en), "%s: %s",
-		                          what(g, dir, w, sizeof(w)), strerror(en));
+		return en == ENOENT
+		    ? 0
+		    : log_errno(open_err_policy(en), "%s: %s",
+		          what(g, dir, w, sizeof(w)), strerror(en));
 	}
 	dp = fdopendir(fd);
 	if (!dp)
@@ -482,20 +492,21 @@ modules(struct gitpin *g, const char *dir, unsigned level, unsigned d)
  * configuration says): the pointer back to its worktree and its
  * per-worktree configuration; wt its worktree when known. */
 static int
-linked(struct gitpin *g, const char *gd, const struct seen *cs,
-    const char *wt, unsigned d)
+linked(struct gitpin *g, const char *gd, const struct seen *cs, const char *wt,
+    unsigned d)
 {
 	_cleanup_free_ char *text = NULL;
 	char rel[PATHN], wtl[PATHN], w[PATHN + 64];
 	struct seen own = {0};
 	const char *where = wt;
 	unsigned k;
+	size_t len;
 	int r;
 
 	if (pin_join(gd, "gitdir", rel, sizeof(rel)) < 0)
 		return -ENAMETOOLONG;
-	r = pin_text(g, rel, PIN_RO | PIN_FILE | PIN_OPTIONAL, NULL, PATHN,
-	    &text);
+	r = pin_text(
+	    g, rel, PIN_RO | PIN_FILE | PIN_OPTIONAL, NULL, PATHN, &text, &len);
 	if (r < 0)
 		return r;
 	if (!where && text) {
@@ -504,11 +515,11 @@ linked(struct gitpin *g, const char *gd, const struct seen *cs,
 		char dotgit[PATHN];
 		const char *base;
 
-		trim_eol(text, true);
-		r = *text ? pin_resolve(g->c, gd, text, 0,
-		                what(g, rel, w, sizeof(w)), dotgit,
-		                sizeof(dotgit))
-		          : 0;
+		trim_eol(text, len, true);
+		r = *text
+		    ? pin_resolve(g->c, gd, text, 0, what(g, rel, w, sizeof(w)),
+		          dotgit, sizeof(dotgit))
+		    : 0;
 		if (r < 0)
 			return r;
 		base = strrchr(dotgit, '/');
@@ -525,8 +536,10 @@ linked(struct gitpin *g, const char *gd, const struct seen *cs,
 	 * it on; it may also set core.hooksPath and include files. */
 	if ((r = scan_file(g, &own, rel, cs->wtconfig, 0)) < 0)
 		goto out;
-	if (where && ((r = pin_hooks(g, cs, gd, where)) < 0 ||
-	                 (r = pin_hooks(g, &own, gd, where)) < 0))
+	/* Relative hooksPath values start at the worktree: unknown or
+	 * outside the project, only absolute ones can reach it. */
+	if ((r = pin_hooks(g, cs, where)) < 0 ||
+	    (r = pin_hooks(g, &own, where)) < 0)
 		goto out;
 out:
 	for (k = 0; k < own.nhooks; k++)
@@ -539,13 +552,14 @@ out:
  * hooks and legacy remotes, its worktrees and its submodules; wt its
  * worktree when known. */
 static int
-main_gitdir(
-    struct gitpin *g, const char *gd, struct seen *s, const char *wt, unsigned d)
+main_gitdir(struct gitpin *g, const char *gd, struct seen *s, const char *wt,
+    unsigned d)
 {
 	static const char *const dirs[] = {"hooks", "remotes", "branches"};
 	_cleanup_close_ int wfd = -1;
 	char rel[PATHN], mwt[PATHN], w[PATHN + 64];
 	const char *where = wt;
+	bool elsewhere = false; /* the worktree is outside the project */
 	DIR *dp;
 	struct dirent *e;
 	size_t i;
@@ -568,8 +582,10 @@ main_gitdir(
 		         what(g, rel, w, sizeof(w)), NULL)) < 0)
 			return r;
 	}
-	if (!where && s->cworktree) {
-		/* A submodule's git directory names its worktree. */
+	if (s->cworktree) {
+		/* core.worktree (relative to the git directory) puts the
+		 * worktree, where a relative hooksPath starts, elsewhere; a
+		 * submodule's git directory names its worktree so. */
 		r = pin_resolve(g->c, gd, s->cworktree, PIN_R_CONFIG,
 		    what(g, gd, w, sizeof(w)), mwt, sizeof(mwt));
 		if (r < 0)
@@ -577,13 +593,16 @@ main_gitdir(
 		if (r == 1) {
 			struct stat st;
 
-			if (look(g, mwt, &st) == 0 && S_ISDIR(st.st_mode) &&
+			if (!wt && look(g, mwt, &st) == 0 &&
+			    S_ISDIR(st.st_mode) &&
 			    (r = worktree(g, mwt, false, d + 1)) < 0)
 				return r;
 			where = mwt;
+		} else {
+			elsewhere = true;
 		}
 	}
-	if (!where) {
+	if (!where && !elsewhere) {
 		/* A ".git" directory's worktree is its parent. */
 		const char *base = strrchr(gd, '/');
 
@@ -592,7 +611,7 @@ main_gitdir(
 			where = mwt;
 		}
 	}
-	if ((r = pin_hooks(g, s, gd, where)) < 0)
+	if ((r = pin_hooks(g, s, elsewhere ? NULL : where ? where : gd)) < 0)
 		return r;
 	if (where && (r = gitmodules(g, where)) < 0)
 		return r;
@@ -600,8 +619,8 @@ main_gitdir(
 	/* Linked worktrees. */
 	if (pin_join(gd, "worktrees", rel, sizeof(rel)) < 0)
 		return -ENAMETOOLONG;
-	wfd = openat(g->c->pfd, rel,
-	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	wfd = openat(
+	    g->c->pfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (wfd < 0 && errno != ENOENT) {
 		int en = errno;
 
@@ -666,6 +685,7 @@ gitdir(struct gitpin *g, const char *gd, const char *wt, unsigned d)
 	char rel[PATHN], cd[PATHN], w[PATHN + 64];
 	struct seen *s, *cs;
 	struct stat a, b;
+	size_t len;
 	int r;
 
 	if (d > GITPIN_MAX_DEPTH)
@@ -685,8 +705,8 @@ gitdir(struct gitpin *g, const char *gd, const char *wt, unsigned d)
 		return r;
 	if (pin_join(gd, "commondir", rel, sizeof(rel)) < 0)
 		return -ENAMETOOLONG;
-	r = pin_text(g, rel, PIN_RO | PIN_FILE | PIN_CREATE, ".\n", PATHN,
-	    &text);
+	r = pin_text(
+	    g, rel, PIN_RO | PIN_FILE | PIN_CREATE, ".\n", PATHN, &text, &len);
 	if (r < 0)
 		return r;
 	what(g, rel, w, sizeof(w));
@@ -694,7 +714,7 @@ gitdir(struct gitpin *g, const char *gd, const char *wt, unsigned d)
 		/* Missing, and the directory is read-only: no commondir, and
 		 * none can be made. */
 		return main_gitdir(g, gd, s, wt, d);
-	trim_eol(text, false);
+	trim_eol(text, len, false);
 	if (!*text)
 		return log_errno(-SESSION_EPOLICY,
 		    "%s: empty (git refuses it); refusing", w);
@@ -731,10 +751,12 @@ gitpin_gitfile(struct pin *c, const char *dotgit, char *out, size_t n)
 	struct gitpin g = {.c = c};
 	_cleanup_free_ char *text = NULL;
 	char dir[PATHN], w[PATHN + 64];
+	size_t len;
 	int r;
 
 	what(&g, dotgit, w, sizeof(w));
-	r = pin_text(&g, dotgit, PIN_RO | PIN_FILE, NULL, 1U << 20, &text);
+	r = pin_text(
+	    &g, dotgit, PIN_RO | PIN_FILE, NULL, 1U << 20, &text, &len);
 	if (r < 0)
 		return r;
 	if (!text)
@@ -746,10 +768,10 @@ gitpin_gitfile(struct pin *c, const char *dotgit, char *out, size_t n)
 		    "%s: a file that does not start with \"gitdir: \" (git "
 		    "refuses it too); refusing",
 		    w);
-	trim_eol(text, false);
+	trim_eol(text, len, false);
 	if (!text[8])
-		return log_errno(-SESSION_EPOLICY,
-		    "%s: names no directory; refusing", w);
+		return log_errno(
+		    -SESSION_EPOLICY, "%s: names no directory; refusing", w);
 	pin_dirname(dotgit, dir, sizeof(dir));
 	return pin_resolve(c, dir, text + 8, 0, w, out, n);
 }
@@ -769,6 +791,7 @@ guard_head(struct gitpin *g, const char *wt, unsigned d)
 	_cleanup_free_ char *text = NULL;
 	char head[PATHN], w[PATHN + 64];
 	struct stat st;
+	size_t len;
 	int r;
 
 	if (pin_join(wt, "HEAD", head, sizeof(head)) < 0)
@@ -776,7 +799,8 @@ guard_head(struct gitpin *g, const char *wt, unsigned d)
 	what(g, head, w, sizeof(w));
 	r = look(g, head, &st);
 	if (r == 0 && S_ISREG(st.st_mode)) {
-		r = pin_text(g, head, PIN_RO | PIN_FILE, NULL, 1U << 20, &text);
+		r = pin_text(
+		    g, head, PIN_RO | PIN_FILE, NULL, 1U << 20, &text, &len);
 		if (r < 0)
 			return r;
 		if (text && headref(text))
@@ -826,8 +850,8 @@ worktree(struct gitpin *g, const char *wt, bool top, unsigned d)
 		if (r < 0)
 			return r;
 	} else if (r < 0) {
-		return log_errno(open_err_policy(-r), "%s: %s", w,
-		    strerror(-r));
+		return log_errno(
+		    open_err_policy(-r), "%s: %s", w, strerror(-r));
 	} else if (S_ISLNK(st.st_mode)) {
 		return log_errno(-SESSION_EPOLICY,
 		    "%s: a symlink; refusing (the host would follow it; "
@@ -837,8 +861,8 @@ worktree(struct gitpin *g, const char *wt, bool top, unsigned d)
 		/* An empty .git (the placeholder of an earlier session, or
 		 * left by hand) is no repository to git: held as it is. */
 		r = looks_gitdir(g, dotgit)
-		        ? gitdir(g, dotgit, wt, d + 1)
-		        : pin_path(g->c, dotgit, PIN_RO | PIN_DIR, NULL, w, NULL);
+		    ? gitdir(g, dotgit, wt, d + 1)
+		    : pin_path(g->c, dotgit, PIN_RO | PIN_DIR, NULL, w, NULL);
 		if (r < 0)
 			return r;
 	} else if (S_ISREG(st.st_mode)) {
@@ -858,7 +882,8 @@ worktree(struct gitpin *g, const char *wt, bool top, unsigned d)
 		if (r == -ENOENT)
 			/* Held empty: git on the host refuses it, and the
 			 * agent cannot make it. */
-			return pin_path(g->c, gd, PIN_RO | PIN_DIR, NULL, w, NULL);
+			return pin_path(
+			    g->c, gd, PIN_RO | PIN_DIR, NULL, w, NULL);
 		if (r < 0 || !S_ISDIR(st.st_mode))
 			return log_errno(-SESSION_EPOLICY,
 			    "%s: names %s, which is not a directory; refusing",

@@ -1,7 +1,7 @@
 /*
  * gitpin.h: hold a repository's git metadata read-only in the view
  * (docs/architecture.md stage 6, the project; the list of paths and why
- * each is held: docs/threat-model.md, "Git metadata").
+ * each is held: docs/threat-model.md, "The project's git metadata").
  *
  * A human who runs git in the project on the host afterwards must run
  * nothing the agent wrote, while the agent still commits, branches,

@@ -98,7 +98,7 @@ mkfile(int dfd, const char *name, const char *content)
 		if (errno == EEXIST)
 			r = 0;
 		else if (errno == EINVAL &&
-		         linkat(dfd, tmp, dfd, name, 0) < 0 && errno != EEXIST)
+		    linkat(dfd, tmp, dfd, name, 0) < 0 && errno != EEXIST)
 			r = -errno;
 		else if (errno != EINVAL)
 			r = -errno;
@@ -125,8 +125,8 @@ open_err(int e)
 }
 
 int
-pin_path(struct pin *c, const char *rel, unsigned flags,
-    const char *content, const char *what, int *ret_fd)
+pin_path(struct pin *c, const char *rel, unsigned flags, const char *content,
+    const char *what, int *ret_fd)
 {
 	_cleanup_free_ char *copy = NULL;
 	_cleanup_close_ int cur = -1;
@@ -164,9 +164,9 @@ pin_path(struct pin *c, const char *rel, unsigned flags,
 				r = mkfile(cur, comp, content);
 			} else {
 				r = mkdirat(cur, comp, 0755) < 0 &&
-				            errno != EEXIST
-				        ? -errno
-				        : 0;
+				        errno != EEXIST
+				    ? -errno
+				    : 0;
 			}
 			if (r == -EROFS)
 				/* The project's filesystem is read-only:
@@ -214,7 +214,8 @@ pin_path(struct pin *c, const char *rel, unsigned flags,
 				    O_PATH | O_NOFOLLOW | O_DIRECTORY |
 				        O_CLOEXEC);
 				if (fd < 0)
-					return log_errno(-errno, "%s: %m", what);
+					return log_errno(
+					    -errno, "%s: %m", what);
 			}
 			close(cur);
 			cur = TAKE_FD(fd);
@@ -231,13 +232,14 @@ pin_path(struct pin *c, const char *rel, unsigned flags,
 			    rel);
 		if (!placeholder && (flags & PIN_FILE) && !S_ISREG(st.st_mode))
 			return log_errno(-SESSION_EPOLICY,
-			    "%s: %s in the project is not a regular file",
-			    what, rel);
+			    "%s: %s in the project is not a regular file", what,
+			    rel);
 		if (placeholder || (flags & PIN_RO)) {
 			if (!is_mount_root(fd, cur) || !is_ro(fd)) {
 				if ((r = count_mount(c, what)) < 0)
 					return r;
-				r = viewfs_bind(fd, "", true, VIEWFS_RO, fd, "");
+				r = viewfs_bind(
+				    fd, "", true, VIEWFS_RO, fd, "");
 				if (r < 0)
 					return log_errno(r, "%s: %m", what);
 			}
@@ -406,8 +408,8 @@ real_dir(const struct pin *c, const char *stack, const char *what)
 }
 
 static int
-resolve(struct pin *c, const char *base, const char *path,
-    const char *what, char *out, size_t n, unsigned depth)
+resolve(struct pin *c, const char *base, const char *path, const char *what,
+    char *out, size_t n, unsigned depth)
 {
 	_cleanup_free_ char *copy = strdup(path);
 	char stack[4096];
@@ -418,8 +420,8 @@ resolve(struct pin *c, const char *base, const char *path,
 	if (!copy)
 		return -ENOMEM;
 	if (depth > 64)
-		return log_errno(-SESSION_EPOLICY, "%s: %s: too many \"..\"",
-		    what, path);
+		return log_errno(
+		    -SESSION_EPOLICY, "%s: %s: too many \"..\"", what, path);
 	if (path[0] == '/') {
 		const char *rest = c->host[0] ? under(c->host, path) : NULL;
 
@@ -467,8 +469,8 @@ resolve(struct pin *c, const char *base, const char *path,
 				    what, path);
 			pin_dirname(c->host, parent, sizeof(parent));
 			if (snprintf(abs, sizeof(abs), "%s/%s",
-			        parent[0] ? parent : "", rest) >=
-			    (int)sizeof(abs))
+			        parent[0] ? parent : "",
+			        rest) >= (int)sizeof(abs))
 				return -ENAMETOOLONG;
 			return resolve(c, "", abs, what, out, n, depth + 1);
 		}
@@ -484,8 +486,8 @@ resolve(struct pin *c, const char *base, const char *path,
 }
 
 int
-pin_resolve(struct pin *c, const char *base, const char *path,
-    unsigned flags, const char *what, char *out, size_t n)
+pin_resolve(struct pin *c, const char *base, const char *path, unsigned flags,
+    const char *what, char *out, size_t n)
 {
 	if ((flags & PIN_R_CONFIG) &&
 	    (path[0] == '~' || !strncmp(path, "%(prefix)/", 10)))

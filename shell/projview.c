@@ -73,8 +73,7 @@ projview_protect(struct pin *pin, const char *rel)
 		return gitpin_repo(pin, path);
 	}
 	/* A ".git" component that is a file: continue in its gitdir. */
-	for (dotgit = path; (dotgit = strstr(dotgit, ".git/"));
-	     dotgit += 5) {
+	for (dotgit = path; (dotgit = strstr(dotgit, ".git/")); dotgit += 5) {
 		struct stat st;
 		char *rest = dotgit + 5;
 		int fd;

@@ -172,6 +172,13 @@ s_include() {
 	ag -C "$proj" config includeIf.onbranch:main.path ../team.gitconfig
 	ag -C "$proj" config include.path local.gitconfig
 }
+s_nul() {
+	# A NUL ends a value for git's callers, not the file: git still
+	# reads the include after it.
+	s_plain
+	as "$U" bash -c "printf '[user]\n\tname = x\\0\n[include]\n\tpath = ../nul.gitconfig\n' >> '$proj/.git/config'"
+	as "$U" sh -c "printf '[user]\n' > '$proj/nul.gitconfig'"
+}
 s_wtconfig() { fresh worktree; ag -C "$proj" config extensions.worktreeConfig true; }
 s_sub() { fresh submodule; }
 
@@ -202,6 +209,7 @@ attack fsmonitor s_plain "" "git config core.fsmonitor '@C@; false'; printf '$ev
 # and an optional one that does not exist yet.
 attack includeif s_include "" "printf '$evil' >> team.gitconfig"
 attack include-missing s_include "" "printf '$evil' > .git/local.gitconfig"
+attack include-after-nul s_nul "" "printf '$evil' >> nul.gitconfig"
 ok "the missing include is held as an empty file" eval '[ -f "$proj/.git/local.gitconfig" ] && [ ! -s "$proj/.git/local.gitconfig" ]'
 
 # 6. Worktree configuration (extensions.worktreeConfig) of the main

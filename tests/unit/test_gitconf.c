@@ -60,7 +60,8 @@ TEST(basics)
 	    "the old [section.sub] form is lower-cased whole");
 	is_str(P("[a \"q\\\"\\\\\\x\"]\nk=v\n"), "a.q\"\\x.k=v\n",
 	    "a subsection's backslash keeps the next character");
-	is_str(P("\xef\xbb\xbf[a]\nk=v\n"), "a.k=v\n", "a UTF-8 BOM is skipped");
+	is_str(
+	    P("\xef\xbb\xbf[a]\nk=v\n"), "a.k=v\n", "a UTF-8 BOM is skipped");
 	is_str(P("[a]\r\nk = v\r\n"), "a.k=v\n", "CRLF is one newline");
 	is_str(P("[a]\nk = v"), "a.k=v\n", "no newline at the end");
 	is_str(P("; c\n# c\n[a] ; c\nk = v # c\n"), "a.k=v\n", "comments");
@@ -83,8 +84,8 @@ TEST(values)
 	is_str(P("[a]\nk = x#y\nj\n"), "a.k=x\na.j=(true)\n",
 	    "# starts a comment even without a blank");
 	is_str(P("[a]\nk\t=\tv\n"), "a.k=v\n", "tabs around =");
-	is_str(P("[a]\nk\v= v\n"), "ERR 2",
-	    "\\v is not a blank to git (refused)");
+	is_str(
+	    P("[a]\nk\v= v\n"), "ERR 2", "\\v is not a blank to git (refused)");
 }
 
 TEST(errors)
@@ -110,8 +111,9 @@ TEST(nul_and_limits)
 	is_str(parse(nul, sizeof(nul) - 1), "a.k=x\n",
 	    "a NUL in a value ends it for git's callers too");
 	big = calloc(1, GITCONF_MAX + 2);
-	ok(big && gitconf_parse(big, GITCONF_MAX + 1, collect, NULL, NULL) ==
-	              -EFBIG,
+	ok(big &&
+	        gitconf_parse(big, GITCONF_MAX + 1, collect, NULL, NULL) ==
+	            -EFBIG,
 	    "a file over the limit is refused");
 	free(big);
 }
@@ -123,8 +125,8 @@ TEST(key)
 
 	ok(gitconf_key("include.path", "include", "path", &sub, &n) && !sub,
 	    "include.path: no subsection");
-	ok(gitconf_key("includeif.onbranch:a.b.path", "includeif", "path",
-	       &sub, &n) &&
+	ok(gitconf_key(
+	       "includeif.onbranch:a.b.path", "includeif", "path", &sub, &n) &&
 	        n == 12 && !strncmp(sub, "onbranch:a.b", n),
 	    "a subsection with dots");
 	ok(!gitconf_key("includeif.x.pathx", "includeif", "path", NULL, NULL),
