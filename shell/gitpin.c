@@ -116,10 +116,12 @@ look(struct gitpin *g, const char *rel, struct stat *st)
 	_cleanup_close_ int cur = -1;
 	char *comp, *next, *sp = NULL;
 
+	memset(st, 0, sizeof(*st));
 	if (!copy)
 		return -ENOMEM;
 	cur = fcntl(g->c->pfd, F_DUPFD_CLOEXEC, 3);
 	if (cur < 0)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return -errno;
 	if (!*rel)
 		return fstat(cur, st) < 0 ? -errno : 0;
@@ -433,6 +435,7 @@ static int
 modules(struct gitpin *g, const char *dir, unsigned level, unsigned d)
 {
 	_cleanup_close_ int fd = -1;
+	int dfd;
 	DIR *dp;
 	struct dirent *e;
 	char rel[PATHN];
@@ -449,10 +452,13 @@ modules(struct gitpin *g, const char *dir, unsigned level, unsigned d)
 		    : log_errno(open_err_policy(en), "%s: %s",
 		          what(g, dir, w, sizeof(w)), strerror(en));
 	}
-	dp = fdopendir(fd);
-	if (!dp)
-		return -errno;
-	fd = -1;
+	dfd = TAKE_FD(fd);
+	dp = fdopendir(dfd);
+	if (!dp) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
 	while ((e = readdir(dp))) {
 		struct stat st;
 
@@ -628,10 +634,14 @@ main_gitdir(struct gitpin *g, const char *gd, struct seen *s, const char *wt,
 		    what(g, rel, w, sizeof(w)), strerror(en));
 	}
 	if (wfd >= 0) {
-		dp = fdopendir(wfd);
-		if (!dp)
-			return -errno;
-		wfd = -1;
+		int dfd = TAKE_FD(wfd);
+
+		dp = fdopendir(dfd);
+		if (!dp) {
+			r = -errno;
+			close(dfd);
+			return r;
+		}
 		while ((e = readdir(dp))) {
 			char wd[PATHN], cdf[PATHN];
 			struct stat st;
@@ -754,6 +764,8 @@ gitpin_gitfile(struct pin *c, const char *dotgit, char *out, size_t n)
 	size_t len;
 	int r;
 
+	if (n)
+		out[0] = '\0';
 	what(&g, dotgit, w, sizeof(w));
 	r = pin_text(
 	    &g, dotgit, PIN_RO | PIN_FILE, NULL, 1U << 20, &text, &len);

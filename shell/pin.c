@@ -389,6 +389,7 @@ real_dir(const struct pin *c, const char *stack, const char *what)
 		return -ENOMEM;
 	cur = fcntl(c->pfd, F_DUPFD_CLOEXEC, 3);
 	if (cur < 0)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return -errno;
 	for (comp = strtok_r(copy, "/", &sp); comp;
 	     comp = strtok_r(NULL, "/", &sp)) {
@@ -411,14 +412,14 @@ static int
 resolve(struct pin *c, const char *base, const char *path, const char *what,
     char *out, size_t n, unsigned depth)
 {
-	_cleanup_free_ char *copy = strdup(path);
+	_cleanup_free_ char *copy = NULL;
 	char stack[4096];
 	char *comp, *sp = NULL;
 	size_t len;
 	int r;
 
-	if (!copy)
-		return -ENOMEM;
+	if (n)
+		out[0] = '\0';
 	if (depth > 64)
 		return log_errno(
 		    -SESSION_EPOLICY, "%s: %s: too many \"..\"", what, path);
@@ -443,6 +444,10 @@ resolve(struct pin *c, const char *base, const char *path, const char *what,
 	}
 	if (snprintf(stack, sizeof(stack), "%s", base) >= (int)sizeof(stack))
 		return -ENAMETOOLONG;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 	for (comp = strtok_r(copy, "/", &sp); comp;
 	     comp = strtok_r(NULL, "/", &sp)) {
 		if (!strcmp(comp, "."))
@@ -453,7 +458,7 @@ resolve(struct pin *c, const char *base, const char *path, const char *what,
 				return -ENAMETOOLONG;
 			if (len)
 				stack[len++] = '/';
-			strcpy(stack + len, comp);
+			memcpy(stack + len, comp, strlen(comp) + 1);
 			continue;
 		}
 		if (!stack[0]) {

@@ -58,7 +58,9 @@ TEST(defaults)
 	        strcmp(p->project.roots.v[0], "/srv/agents/alice") == 0,
 	    "project.roots default");
 	is_str(p->project.target, "/project", "project.target default");
-	ok(p->project.protect.n == 1 && !strcmp(p->project.protect.v[0], ".git"), "project.protect default");
+	ok(p->project.protect.n == 1 &&
+	        !strcmp(p->project.protect.v[0], ".git"),
+	    "project.protect default");
 	is_str(p->home.path, "/var/lib/aisb/home/alice", "home.path default");
 	ok(!p->home.tmpfs, "home not tmpfs");
 	ok(p->fs.hide.n >= 22, "filesystem.hide default list");
