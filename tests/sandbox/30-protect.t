@@ -75,10 +75,10 @@ as tsbx3 git -C "$proj/vendor/lib" init -q
 as tsbx3 git init -q --bare "$proj/.bare"
 as tsbx3 sh -c "printf 'gitdir: ./.bare\n' > '$proj/.git'"
 as tsbx3 git -C "$proj" config core.bare false
-conf2=$SBX_CONF_DIR/protect2.conf
+conf2=$SESS_CONF_DIR/protect2.conf
 sed 's|^  roots = |  protect = {"vendor/lib/.git", ".git/info"}\n  roots = |' "$conf" > "$conf2"
 lib0=$(sha256sum < "$proj/vendor/lib/.git/config")
-r2() { sbx tsbx3 "$conf2" -c "cd /project && $1" 2>&1; }
+r2() { sess tsbx3 "$conf2" -c "cd /project && $1" 2>&1; }
 r2 'echo "[core] fsmonitor = x" >> vendor/lib/.git/config; echo x > vendor/lib/.git/hooks/pre-commit; echo x > .bare/info/attributes2; echo x > .bare/hooks/pre-commit' >/dev/null
 is "$(sha256sum < "$proj/vendor/lib/.git/config")" "$lib0" "a listed repository's config stays read-only"
 ok "... and its hooks" [ ! -e "$proj/vendor/lib/.git/hooks/pre-commit" ]

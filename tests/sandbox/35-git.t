@@ -11,20 +11,20 @@
 # Commands run inside the sandbox are single-quoted on purpose.
 # shellcheck disable=SC2016
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/sess.sh" sbx
 exec </dev/null
-sbx_require
+sess_require
 command -v git >/dev/null || skip_all "no git"
 U=tsbx9
-sbx_user "$U"
-top=$SBX_TOP/$U
+sess_user "$U"
+top=$SESS_TOP/$U
 proj=$top/project
 remote=$top/remote.git
 subremote=$top/sub.git
-conf=$(sbx_conf git "filesystem { readonly = {\"$remote\", \"$subremote\"} }")
+conf=$(sess_conf git "filesystem { readonly = {\"$remote\", \"$subremote\"} }")
 # Canaries: the human (root) writes them; the agent never sees this
 # directory, it only names it in what it plants.
-C=$SBX_TOP/canary-$$
+C=$SESS_TOP/canary-$$
 install -d -m 0755 "$C"
 at_exit "rm -rf '$C'"
 hhome=$(mktemp -d)
@@ -32,7 +32,7 @@ at_exit "rm -rf '$hhome'"
 
 ag() { as "$U" git -c user.name=agent -c user.email=agent@test.invalid \
 	-c protocol.file.allow=always "$@"; }
-r() { sbx "$U" "$conf" -c "cd /project && $1" 2>&1; }
+r() { sess "$U" "$conf" -c "cd /project && $1" 2>&1; }
 
 # The remotes: a main repository and one used as a submodule.
 rm -rf "$remote" "$subremote" "$top/seed"
@@ -263,7 +263,7 @@ is "$(hg status 2>&1 | grep -ci 'fatal\|warning\|error')" "0" "host: without a w
 fresh
 refused() { # DESC: the session must be refused with 78 naming $2
 	local out rc
-	out=$(sbx "$U" "$conf" -c 'echo ran' 2>&1); rc=$?
+	out=$(sess "$U" "$conf" -c 'echo ran' 2>&1); rc=$?
 	is "$rc" 78 "$1: refused with 78"
 	like "$out" "$2" "$1: the line names it"
 	unlike "$out" "ran" "$1: nothing ran"
@@ -283,12 +283,12 @@ ag -C "$proj" config include.path ../sub/../x.inc
 refused "an include through a missing directory and .." "\"\.\.\" after sub, which is missing"
 fresh
 as "$U" sh -c "echo x > '$proj/notadir'"
-conf2=$SBX_CONF_DIR/git2.conf
+conf2=$SESS_CONF_DIR/git2.conf
 sed 's|^  roots = |  protect = {"notadir/x"}\n  roots = |' "$conf" > "$conf2"
-out=$(sbx "$U" "$conf2" -c 'echo ran' 2>&1); rc=$?
+out=$(sess "$U" "$conf2" -c 'echo ran' 2>&1); rc=$?
 is "$rc" 78 "a protect entry through a file is refused with 78 (never a debug line)"
 like "$out" "notadir in the project is not a directory" "... naming the component"
 rm -f "$proj/notadir"
-is "$(sbx "$U" "$conf" -c 'echo ran' 2>&1)" "ran" "twin: the same project without those runs"
+is "$(sess "$U" "$conf" -c 'echo ran' 2>&1)" "ran" "twin: the same project without those runs"
 
 done_testing
