@@ -331,6 +331,104 @@ check_abstract(struct jc *j)
 		    "network namespace");
 }
 
+/*
+ * One path p the human's git on the host reads (held read-only inside
+ * a session, docs/threat-model.md "The project's git metadata"): report
+ * whether this process could change it, or create it when missing.
+ */
+static void
+git_path(struct jc *j, const char *p)
+{
+	char parent[3 * PATH_MAX];
+	char *slash;
+	int e;
+
+	e = access(p, W_OK) == 0 ? 0 : errno;
+	if (e == ENOENT) {
+		snprintf(parent, sizeof(parent), "%s", p);
+		slash = strrchr(parent, '/');
+		if (slash)
+			*slash = '\0';
+		if (access(slash ? parent : ".", W_OK) == 0)
+			jc_line(j, "FOUND",
+			    "git: %s can be created (the human's git reads "
+			    "it)",
+			    p);
+		else
+			jc_line(j, "ok", "git: %s cannot be created", p);
+	} else if (e == 0)
+		jc_line(j, "FOUND",
+		    "git: %s is writable (the human's git reads it)", p);
+	else
+		jc_line(j, "ok", "git: %s read-only (%s)", p, strerror(e));
+}
+
+/*
+ * The repository git finds from the current directory (a session
+ * starts in the project): the nearest .git upwards, or the git
+ * directory a gitfile names, and in it what git reads as
+ * configuration, hooks or a pointer elsewhere.
+ */
+static void
+check_git(struct jc *j)
+{
+	static const char *const names[] = {
+	    "config", "hooks", "commondir", "config.worktree"};
+	char dir[PATH_MAX], dotgit[PATH_MAX + 8], line[PATH_MAX + 16],
+	    gd[2 * PATH_MAX + 32], p[3 * PATH_MAX];
+	struct stat st;
+	size_t i, n;
+	FILE *f;
+
+	if (!getcwd(dir, sizeof(dir)) || dir[0] != '/') {
+		jc_line(j, "note", "git: no current directory");
+		return;
+	}
+	for (;;) {
+		n = strlen(dir);
+		snprintf(
+		    dotgit, sizeof(dotgit), "%s%s.git", dir, n > 1 ? "/" : "");
+		if (lstat(dotgit, &st) == 0)
+			break;
+		if (errno != ENOENT || n == 1) {
+			jc_line(j, "note",
+			    "git: no repository above the "
+			    "current directory");
+			return;
+		}
+		*strrchr(dir, '/') = '\0';
+		if (!*dir)
+			snprintf(dir, sizeof(dir), "/");
+	}
+	snprintf(gd, sizeof(gd), "%s", dotgit);
+	if (S_ISREG(st.st_mode)) {
+		git_path(j, dotgit);
+		f = fopen(dotgit, "re");
+		if (!f || !fgets(line, sizeof(line), f) ||
+		    strncmp(line, "gitdir: ", 8) != 0) {
+			if (f)
+				fclose(f);
+			jc_line(j, "note", "git: %s is not a gitfile", dotgit);
+			return;
+		}
+		fclose(f);
+		line[strcspn(line, "\n")] = '\0';
+		/* A relative gitdir starts where the gitfile is. */
+		snprintf(gd, sizeof(gd), "%s%s%s", line[8] == '/' ? "" : dir,
+		    line[8] == '/' || n == 1 ? "" : "/", line + 8);
+	} else if (!S_ISDIR(st.st_mode)) {
+		jc_line(j, "note", "git: %s is not a directory", dotgit);
+		return;
+	}
+	for (i = 0; i < ELEMENTSOF(names); i++) {
+		snprintf(p, sizeof(p), "%s/%s", gd, names[i]);
+		/* config.worktree is read only when the extension is on:
+		 * only an existing one is reported. */
+		if (i < 3 || access(p, F_OK) == 0)
+			git_path(j, p);
+	}
+}
+
 static void
 check_status(struct jc *j)
 {
@@ -431,6 +529,7 @@ jailcheck_main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	check_status(&j);
 	check_files(&j);
+	check_git(&j);
 	check_abstract(&j);
 	check_walk(&j);
 	check_network(&j);

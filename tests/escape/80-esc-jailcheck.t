@@ -41,6 +41,24 @@ like "$out" "FOUND no_new_privs: 0" "outside: no_new_privs is reported missing"
 like "$out" "FOUND seccomp: 0" "outside: no seccomp is reported"
 like "$out" "^rc=1$" "outside: exit 1"
 
+# The project's repository (docs/threat-model.md, "The project's git
+# metadata"): what the human's git reads is held inside and reported
+# so; the agent's own login outside can change it, and is told.
+like "$out" "ok +git: /project/.git/config cannot be created" "a project without a repository: .git/config cannot be created"
+if command -v git >/dev/null; then
+	as "$u" git init -q "$SESS_TOP/$u/project"
+	out=$(sess "$u" "$conf" -c "$jc --jailcheck; echo rc=\$?" 2>&1)
+	like "$out" "ok +git: /project/.git/config read-only" "a repository: its config is read-only inside"
+	like "$out" "ok +git: /project/.git/hooks read-only" "... its hooks"
+	like "$out" "ok +git: /project/.git/commondir read-only" "... its commondir"
+	like "$out" "^rc=0$" "... and the session is clean"
+	out=$(as "$u" sh -c "cd '$SESS_TOP/$u/project' && ./aisb-shell --jailcheck" 2>&1)
+	like "$out" "FOUND git: $SESS_TOP/$u/project/.git/config is writable" "twin: outside, the same login can change it"
+	like "$out" "FOUND git: $SESS_TOP/$u/project/.git/hooks is writable" "... and the hooks"
+else
+	for i in 1 2 3 4 5 6; do skip "repository check $i" "no git"; done
+fi
+
 # A policy that binds a host socket directory read-only: connect() works
 # on a read-only bind, and the checker says so.
 rund=/run/aisbt-escj
