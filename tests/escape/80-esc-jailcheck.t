@@ -34,6 +34,7 @@ like "$out" "ok +no_new_privs: 1" "... reports no_new_privs"
 like "$out" "ok +seccomp: 2" "... reports seccomp"
 like "$out" "ok +network: 169.254.169.254:80 unreachable" "... the metadata address is unreachable"
 like "$out" "ok +walk: [0-9]+ entries" "... walked the filesystem"
+like "$out" "ok +git: /project/.git/config cannot be created" "... a project without a repository: .git/config cannot be created"
 
 # Twin: the same user, no sandbox.
 out=$(as "$u" "$SESS_TOP/$u/project/bin/aisb-shell" --jailcheck 2>&1; echo "rc=$?")
@@ -44,7 +45,6 @@ like "$out" "^rc=1$" "outside: exit 1"
 # The project's repository (docs/threat-model.md, "The project's git
 # metadata"): what the human's git reads is held inside and reported
 # so; the agent's own login outside can change it, and is told.
-like "$out" "ok +git: /project/.git/config cannot be created" "a project without a repository: .git/config cannot be created"
 if command -v git >/dev/null; then
 	as "$u" git init -q "$SESS_TOP/$u/project"
 	out=$(sess "$u" "$conf" -c "$jc --jailcheck; echo rc=\$?" 2>&1)

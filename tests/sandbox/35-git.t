@@ -209,8 +209,8 @@ attack fsmonitor s_plain "" "git config core.fsmonitor '@C@; false'; printf '$ev
 # and an optional one that does not exist yet.
 attack includeif s_include "" "printf '$evil' >> team.gitconfig"
 attack include-missing s_include "" "printf '$evil' > .git/local.gitconfig"
-attack include-after-nul s_nul "" "printf '$evil' >> nul.gitconfig"
 ok "the missing include is held as an empty file" eval '[ -f "$proj/.git/local.gitconfig" ] && [ ! -s "$proj/.git/local.gitconfig" ]'
+attack include-after-nul s_nul "" "printf '$evil' >> nul.gitconfig"
 
 # 6. Worktree configuration (extensions.worktreeConfig) of the main
 # worktree and of a linked worktree, and a linked worktree's commondir.
