@@ -52,7 +52,7 @@ if command -v git >/dev/null; then
 	like "$out" "ok +git: /project/.git/hooks read-only" "... its hooks"
 	like "$out" "ok +git: /project/.git/commondir read-only" "... its commondir"
 	like "$out" "^rc=0$" "... and the session is clean"
-	out=$(as "$u" sh -c "cd '$SESS_TOP/$u/project' && ./aisb-shell --jailcheck" 2>&1)
+	out=$(as "$u" sh -c "cd '$SESS_TOP/$u/project' && ./bin/aisb-shell --jailcheck" 2>&1)
 	like "$out" "FOUND git: $SESS_TOP/$u/project/.git/config is writable" "twin: outside, the same login can change it"
 	like "$out" "FOUND git: $SESS_TOP/$u/project/.git/hooks is writable" "... and the hooks"
 else
