@@ -53,6 +53,12 @@ set_v=$(printf '%s' "$json" | python3 -c \
 # shellcheck disable=SC2016 # the $ is meant literally
 is "$set_v" 'PS1=$ |A=b c|PRICE=${NOT_EXPANDED}' "single-quoted \$ kept literally"
 
+# deny takes *.suffix entries, canonicalised like allow's.
+f=$dir/ok-03-deny-suffix.conf
+deny=$("$AISB_SHELL" --config "$f" --print-policy --json | python3 -c \
+    'import json,sys; print(" ".join(json.load(sys.stdin)["keys"]["network.deny"]["value"]))')
+is "$deny" "bad.example.org *.bad.example.org *.uploads.example.org:443" "network.deny keeps *.suffix entries, canonical"
+
 # A NUL byte (cannot live in a case file: written here).
 f=$dir/nul.conf
 printf 'shell = /bin/sh\nhostname = "a\0b"\n' > "$f"

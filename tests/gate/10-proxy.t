@@ -29,6 +29,17 @@ like "$(cat "$T/body")" "aisb: denied: evil.example.com:80 is not in network.all
 
 hdr=$(gcurl -D - -o "$T/body" http://bad.wild.tgat.test:23080/ 2>&1)
 like "$hdr" "X-Aisb-Reason: network.deny" "network.deny wins over a matching *.suffix"
+# A *.suffix deny entry: everything strictly below it is refused, a name
+# that only ends in the same letters is not below it.
+hdr=$(gcurl -D - -o "$T/body" http://x.bad.wild.tgat.test:23080/ 2>&1)
+like "$hdr" "X-Aisb-Reason: network.deny" "a deny *.suffix refuses a name below it beside an allow *.suffix"
+like "$(cat "$T/body")" "denied by network.deny entry \*\.bad\.wild\.tgat\.test" "... the body names the *.suffix entry"
+out=$(gcurl -p -D - -o /dev/null http://x.bad.wild.tgat.test:23443/ 2>&1)
+like "$out" "403" "... CONNECT to it: 403"
+out=$(gcurl http://xbad.wild.tgat.test:23080/headers 2>&1)
+like "$out" "Host: xbad.wild.tgat.test:23080" "... xbad.wild.tgat.test is not below it: allowed"
+unlike "$(cat "$T/dns.log")" "x\.bad\.wild" "... the denied name never reached the resolver"
+like "$(cat "$T/dns.log")" "xbad\.wild" "... the allowed one did (the log is live)"
 hdr=$(gcurl -D - -o "$T/body" http://origin.tgat.test:23099/ 2>&1)
 like "$hdr" "X-Aisb-Reason: network.ports" "an allowed name on a port it does not list: refused"
 out=$(gcurl -p -D - -o /dev/null http://evil.example.com:443/ 2>&1)

@@ -33,6 +33,9 @@ out=$(dq +tcp evil.example.com A)
 like "$out" "status: NXDOMAIN" "... over TCP too"
 out=$(dq bad.wild.tgat.test A)
 like "$out" "status: NXDOMAIN" "a denied name: NXDOMAIN"
+out=$(dq x.bad.wild.tgat.test A)
+like "$out" "status: NXDOMAIN" "a name below a deny *.suffix: NXDOMAIN"
+like "$(dq +short xbad.wild.tgat.test A)" "^198\.(18|19)\." "... a name that only ends in the same letters gets an address"
 out=$(dq 1.0.0.127.in-addr.arpa PTR)
 like "$out" "status: NXDOMAIN" "PTR queries: NXDOMAIN"
 out=$(dq -c CH version.bind TXT)

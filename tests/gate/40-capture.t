@@ -32,6 +32,15 @@ out=$(gsh "exec 3<>/dev/tcp/origin.tgat.test/23023 && head -c 19 <&3" 2>&1)
 unlike "$out" "SSH-2.0" "a port the entry does not list (:23023, like :23): no connection"
 like "$(cat "$T/gate.log")" "deny capture name=origin.tgat.test port=23023 rule=network.ports" "... refused by network.ports, logged"
 
+# A name below a deny *.suffix (beside an allow *.suffix): no address,
+# no connection; a name below the allow only works.
+out=$(gsh "getent hosts x.bad.wild.tgat.test"; echo "rc=$?")
+like "$out" "rc=2" "getent hosts: a name below a deny *.suffix does not resolve"
+out=$(gsh "curl -sS --max-time 10 http://x.bad.wild.tgat.test:23080/hello" 2>&1)
+unlike "$out" "hello from origin" "curl without proxy variables: no connection to it"
+out=$(gsh "curl -sS --max-time 10 http://x.wild.tgat.test:23080/hello" 2>&1)
+is "$out" "hello from origin 127.0.0.2:23080" "... a name below the allow *.suffix: through the capture path"
+
 # A synthetic address nobody was given: refused.
 out=$(gin curl -sS --max-time 5 http://198.19.255.254:23080/ 2>&1)
 unlike "$out" "hello" "a synthetic address without a name: no connection"

@@ -66,6 +66,8 @@ gt_setup() {
 	origin.tgat.test A 127.0.0.2
 	x.wild.tgat.test A 127.0.0.2
 	bad.wild.tgat.test A 127.0.0.2
+	x.bad.wild.tgat.test A 127.0.0.2
+	xbad.wild.tgat.test A 127.0.0.2
 	loop.tgat.test A 127.0.0.1
 	meta.tgat.test A 169.254.169.254
 	ten.tgat.test A 10.0.0.1
@@ -97,7 +99,7 @@ gt_policy() {
 	           "meta.tgat.test:23080", "ten.tgat.test:23080",
 	           "mapped.tgat.test:23080", "rebind.tgat.test:23080",
 	           "*.wild.tgat.test:23080,23443"}
-	  deny = {"bad.wild.tgat.test"}
+	  deny = {"bad.wild.tgat.test", "*.bad.wild.tgat.test"}
 	  allow_cidr = {"127.0.0.2/32"}
 	  ports = {23080}
 	  resolver = "127.0.0.1:23053"
