@@ -42,9 +42,10 @@
 #include "cgroup.h"
 #include "loginshell.h"
 #include "policy.h"
+#include "rundir.h"
 #include "util.h"
 
-#define RUN_DIR "/run/aisb"
+#define RUN_DIR RUNDIR_ROOT
 #define DATA_CGROUP "pam_aisb_cgroup" /* pam_set_data keys */
 #define DATA_RECORD "pam_aisb_record"
 #define KEY_LEN 256 /* >= cgroup.h's 128 */
@@ -411,18 +412,22 @@ record_write(pam_handle_t *pamh, const struct passwd *pw, const char *key,
     char *ret_name, size_t namelen)
 {
 	_cleanup_close_ int dfd = -1, fd = -1;
-	char dir[PATH_MAX], bad[PATH_MAX], buf[2048];
+	char buf[2048];
 	char rhost[256], tty[256], ruser[256], service[256];
-	int n;
+	int n, replaced;
 
 	clean(rhost, sizeof(rhost), item(pamh, PAM_RHOST));
 	clean(tty, sizeof(tty), item(pamh, PAM_TTY));
 	clean(ruser, sizeof(ruser), item(pamh, PAM_RUSER));
 	clean(service, sizeof(service), item(pamh, PAM_SERVICE));
-	snprintf(dir, sizeof(dir), "%s/%s", RUN_DIR, pw->pw_name);
-	dfd = mkpath(dir, 0, pw->pw_gid, 0750, true, bad, sizeof(bad));
+	dfd = rundir_open(pw, &replaced);
 	if (dfd < 0)
 		return dfd;
+	if (replaced)
+		pam_syslog(pamh, LOG_NOTICE,
+		    "agent '%s': %s/%s held what was not this account's: "
+		    "removed and made again",
+		    pw->pw_name, RUN_DIR, pw->pw_name);
 	snprintf(ret_name, namelen, "session-%ld", (long)getpid());
 	n = snprintf(buf, sizeof(buf),
 	    "user=%s\nuid=%u\nservice=%s\nrhost=%s\ntty=%s\nruser=%s\npid=%"
@@ -549,7 +554,6 @@ pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	const void *key = NULL, *rec = NULL;
 	const char *user = NULL;
-	char dir[PATH_MAX];
 	struct args a;
 	int r, rc = PAM_SUCCESS;
 
@@ -578,13 +582,19 @@ pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 			    (const char *)key);
 	}
 	if (rec && *user && !strchr(user, '/')) {
-		_cleanup_close_ int dfd = -1;
-
-		snprintf(dir, sizeof(dir), "%s/%s", RUN_DIR, user);
-		dfd =
-		    open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd >= 0)
-			unlinkat(dfd, rec, 0);
+		/* The record goes, and the directory with the account's
+		 * last session. */
+		r = rundir_leave(user, rec);
+		if (r < 0) {
+			errno = -r;
+			pam_syslog(pamh, LOG_ERR,
+			    "agent '%s': cannot remove the session record "
+			    "under %s/%s: %m",
+			    user, RUN_DIR, user);
+		} else if (a.debug && r == 1)
+			pam_syslog(pamh, LOG_DEBUG,
+			    "agent '%s': last session: %s/%s removed", user,
+			    RUN_DIR, user);
 	}
 	return rc;
 }

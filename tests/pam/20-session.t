@@ -73,18 +73,63 @@ ok "non-agent: no home made" test ! -e "$T/homes/${U2}"
 ok "non-agent: no /run/aisb directory" test ! -e /run/aisb/${U2}
 
 # The session record: root-owned, readable by the agent's group only.  A
-# runtime directory left by an older account of the same name is taken
-# over (root's, so safe to re-own).
+# runtime directory left by an older account of the same name is never
+# reused: what was in it goes, the directory is made again.
 install -d -o root -g 65534 -m 0777 /run/aisb/${U1}
-out=$(python3 "$PAMSESS" ${SP}-sess ${U1} 'id -u')
+echo 'uid=1' > /run/aisb/${U1}/session-1
+out=$(python3 "$PAMSESS" ${SP}-sess ${U1} "id -u; ls /run/aisb/${U1}")
 like "$out" "^open 0" "python PAM application: session opened"
-is "$(sattr /run/aisb/${U1})" "root:${U1} 750 directory" "/run/aisb/USER root:agent-group 0750"
+is "$(printf '%s\n' "$out" | grep -c '^out session-')" 1 "a stale /run/aisb/USER of another group: its old record is gone"
 like "$out" "record-mode 640 0:$(id -g ${U1})" "record root:agent-group 0640"
 like "$out" "record rhost=198\.51\.100\.7" "record holds PAM_RHOST"
 like "$out" "record tty=/dev/pts/99" "record holds PAM_TTY"
 like "$out" "record service=${SP}-sess" "record holds the service"
 like "$out" "close 0" "session closed"
 like "$out" "after-record no" "record removed at close"
+like "$out" "after-dir no" "the account's last session ended: /run/aisb/USER removed"
+
+# Owned by another uid: replaced, not reused.
+install -d -o ${U2} -g ${U2} -m 0755 /run/aisb/${U1}
+su -s /bin/sh ${U2} -c "echo planted > /run/aisb/${U1}/session-1"
+out=$(python3 "$PAMSESS" ${SP}-sess ${U1} "stat -c '%U:%G %a' /run/aisb/${U1}; ls /run/aisb/${U1}")
+like "$out" "out root:${U1} 750" "/run/aisb/USER owned by another uid: made again root:agent-group 0750"
+unlike "$out" "out session-1$" "... the other uid's file is gone"
+like "$out" "^open 0" "... and the session opens"
+
+# The same group, a record of another uid (a new account that got a dead
+# account's gid and name): the old record is not shown to it.
+install -d -o root -g ${U1} -m 0750 /run/aisb/${U1}
+printf 'user=%s\nuid=%s\n' ${U1} 999999 > /run/aisb/${U1}/session-1
+chown root:${U1} /run/aisb/${U1}/session-1 && chmod 0640 /run/aisb/${U1}/session-1
+out=$(python3 "$PAMSESS" ${SP}-sess ${U1} "cat /run/aisb/${U1}/session-1 2>&1")
+unlike "$out" "uid=999999" "a record of another uid in /run/aisb/USER: removed before the session sees it"
+
+# The twin: a live session of the same account keeps its record and the
+# directory while a second session comes and goes; a record whose
+# session process is gone is cleaned up; the directory goes with the
+# last session.
+rm -f "$T/go"
+python3 "$PAMSESS" ${SP}-sess ${U1} "while [ ! -e $T/go ]; do sleep 0.1; done" > "$T/first.out" &
+first=$!
+at_exit "kill $first 2>/dev/null"
+for _ in $(seq 1 100); do [ -n "$(ls /run/aisb/${U1} 2>/dev/null)" ] && break; sleep 0.1; done
+live=$(ls /run/aisb/${U1})
+printf 'user=%s\nuid=%s\n' ${U1} "$(id -u ${U1})" > /run/aisb/${U1}/session-999999999
+chown root:${U1} /run/aisb/${U1}/session-999999999 && chmod 0640 /run/aisb/${U1}/session-999999999
+out=$(python3 "$PAMSESS" ${SP}-sess ${U1} "ls /run/aisb/${U1}")
+like "$out" "out $live" "a second session: the first one's record is kept"
+unlike "$out" "out session-999999999" "... a record whose session process is gone is removed"
+like "$out" "after-dir yes" "... the directory stays while the first session lasts"
+touch "$T/go"
+wait "$first"
+like "$(cat "$T/first.out")" "after-dir no" "the last session ends: the directory goes"
+
+# A directory of an account that no longer exists goes at the next
+# agent session.
+install -d -o root -g 65534 -m 0750 /run/aisb/${U1}gone
+python3 "$PAMSESS" ${SP}-sess ${U1} true >/dev/null
+ok "/run/aisb/NAME of an account that is gone: removed" test ! -e /run/aisb/${U1}gone
+at_exit "rm -rf /run/aisb/${U1}gone"
 
 # Close kills what the agent left behind (setsid + nohup escape the
 # session and its terminal, not the cgroup).

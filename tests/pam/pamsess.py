@@ -3,7 +3,8 @@
 # su, without authentication): pam_start, set PAM_RHOST and PAM_TTY,
 # pam_open_session, print the session record pam_aisb wrote, run CMD as
 # USER in a child (as the login's processes would), pam_close_session.
-# Prints "open RC", "record LINE"..., "out LINE"..., "close RC".
+# Prints "open RC", "record LINE"..., "out LINE"..., "close RC", and
+# whether the record and its directory are left after the close.
 import ctypes, os, pwd, subprocess, sys
 
 PAM_TTY, PAM_RHOST = 3, 4
@@ -49,4 +50,5 @@ sys.stdout.flush()
 rc2 = pam.pam_close_session(h, 0) if rc == 0 else -1
 print("close", rc2)
 print("after-record", "yes" if os.path.exists(rec) else "no")
+print("after-dir", "yes" if os.path.exists(os.path.dirname(rec)) else "no")
 pam.pam_end(h, 0)
