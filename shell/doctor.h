@@ -68,6 +68,13 @@ int doctor_agent_find(
 void doctor_agent_check(struct doctor *d, const struct passwd *pw);
 
 /*
+ * doctor_groups.c: a warning when pw belongs to a group other than its
+ * own and the agents group (p may be NULL): the sandbox keeps them.
+ */
+void doctor_groups(
+    struct doctor *d, const struct passwd *pw, const struct aisb_policy *p);
+
+/*
  * jailcheck.c: a real session as pw running aisb-shell --jailcheck,
  * its findings reported as the doctor's (--doctor --jailcheck).
  */

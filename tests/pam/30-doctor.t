@@ -152,6 +152,28 @@ out=$(netdoc noagent)
 like "$out" "^ok: nftables: the gated ruleset applies and reads back as uid 65534 .*SO_ORIGINAL_DST names it" \
 	"no agent: host probe as uid 65534 with the capture"
 
+# Supplementary groups stay in the sandbox (docs/admin-guide.md): the
+# doctor warns about any group but the agent's own and the agents group.
+XG=tpam${R}x
+pam_group "$XG"
+cat > "$T/grp.conf" <<CONF
+agents = {"${U1}", "@${AG}"}
+home { path = "$T/home/%u" }
+project { path = "$T/proj/%u" }
+CONF
+chmod 0644 "$T/grp.conf"
+grpdoc() { AISB_SSHD_CONFIG=$T/sshd_fixed "$AISB_SHELL" --config "$T/grp.conf" --user ${U1} --doctor 2>&1; }
+out=$(grpdoc)
+like "$out" "^ok: groups\[${U1}\]: no supplementary group but its own and the agents group" \
+	"groups: its own group and the agents group only: ok"
+usermod -aG "$XG" ${U1}
+out=$(grpdoc)
+like "$out" "^warn: groups\[${U1}\]: member of ${XG}: the sandbox cannot drop supplementary groups.*; fix: gpasswd -d ${U1} ${XG}" \
+	"groups: an agent in an extra group: warned, with the fix"
+gpasswd -d ${U1} "$XG" >/dev/null
+out=$(grpdoc)
+like "$out" "^ok: groups\[${U1}\]" "groups: out of it again: ok"
+
 # A kernel without nf_tables (socket(AF_NETLINK, NETLINK_NETFILTER)
 # answers EPROTONOSUPPORT there; nonft makes it answer that here, by
 # seccomp): the gated agents fail with the fix; the "none" agent, which
