@@ -4,9 +4,11 @@
  *
  * Order: IP literals (any form inet_aton or inet_pton reads) only via
  * network.allow_cidr; then the canonical name; network.deny wins; then
- * network.allow with the entry's ports or network.ports.  Addresses a
- * name resolves to are checked separately (decide_addr) because they
- * are only known after the lookup.
+ * network.allow with the entry's ports or network.ports, exact entries
+ * before "*." ones, and a "*." entry only within its bound of distinct
+ * names (suffix.c, network.suffix_names).  Addresses a name resolves to
+ * are checked separately (decide_addr) because they are only known
+ * after the lookup.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -74,6 +76,7 @@ void
 decide_target(const struct aisb_policy *p, const char *host, uint16_t port,
     struct verdict *v)
 {
+	const struct aisb_hostrule *bounded = NULL;
 	const char *why;
 	bool named = false;
 
@@ -135,14 +138,24 @@ decide_target(const struct aisb_policy *p, const char *host, uint16_t port,
 			return;
 		}
 	}
-	for (size_t i = 0; i < p->net.nallow; i++) {
-		const struct aisb_hostrule *r = &p->net.allow[i];
+	/* Exact entries first: a name listed as itself never counts
+	 * against a "*." entry's bound. */
+	for (int wild = 0; wild < 2; wild++)
+		for (size_t i = 0; i < p->net.nallow; i++) {
+			const struct aisb_hostrule *r = &p->net.allow[i];
 
-		if (!hostpat_match(r->host, v->name))
-			continue;
-		named = true;
-		if (r->nports ? port_in(r->ports, r->nports, port)
-		              : port_in(p->net.ports, p->net.nports, port)) {
+			if ((r->host[0] == '*') != wild ||
+			    !hostpat_match(r->host, v->name))
+				continue;
+			named = true;
+			if (!(r->nports ? port_in(r->ports, r->nports, port)
+			                : port_in(p->net.ports, p->net.nports,
+			                      port)))
+				continue;
+			if (!suffix_admit(p, i, v->name)) {
+				bounded = r;
+				continue;
+			}
 			v->d = DEC_ALLOW_NAME;
 			v->rule = "network.allow";
 			snprintf(v->why, sizeof(v->why),
@@ -151,8 +164,15 @@ decide_target(const struct aisb_policy *p, const char *host, uint16_t port,
 			    r->host, r->src ? r->src : "?");
 			return;
 		}
-	}
-	if (named) {
+	if (bounded) {
+		v->rule = "network.suffix_names";
+		snprintf(v->why, sizeof(v->why),
+		    "%s is a new name below network.allow entry %s (%s), "
+		    "which has had its %u distinct names this session "
+		    "(network.suffix_names)",
+		    v->name, bounded->host, bounded->src ? bounded->src : "?",
+		    (unsigned)p->net.suffix_names);
+	} else if (named) {
 		v->rule = "network.ports";
 		snprintf(v->why, sizeof(v->why),
 		    "port %u of %s is not "
@@ -176,12 +196,19 @@ decide_name(const struct aisb_policy *p, const char *canon, const char **rule)
 			*rule = "network.deny";
 			return false;
 		}
-	for (size_t i = 0; i < p->net.nallow; i++)
-		if (hostpat_match(p->net.allow[i].host, canon)) {
-			*rule = "network.allow";
-			return true;
-		}
 	*rule = "network.allow";
+	for (int wild = 0; wild < 2; wild++)
+		for (size_t i = 0; i < p->net.nallow; i++) {
+			const char *h = p->net.allow[i].host;
+
+			if ((h[0] == '*') != wild || !hostpat_match(h, canon))
+				continue;
+			if (suffix_admit(p, i, canon)) {
+				*rule = "network.allow";
+				return true;
+			}
+			*rule = "network.suffix_names";
+		}
 	return false;
 }
 

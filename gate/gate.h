@@ -224,6 +224,14 @@ bool decide_addr(
     const struct aisb_policy *p, const struct dns_addr *a, const char **range);
 void decide_fmt_addr(const struct dns_addr *a, char *buf, size_t len);
 
+/*
+ * --- suffix.c: network.suffix_names, the distinct names below each "*."
+ * allow entry (index idx of network.allow) per session.  true when name
+ * is counted already or can be; always true for an exact entry. ---
+ */
+bool suffix_admit(const struct aisb_policy *p, size_t idx, const char *name);
+void suffix_reset(void);
+
 /* --- synth.c: the session's name <-> synthetic address table --- */
 
 int synth_lookup_name(const char *canon, uint32_t *addr); /* host order */
@@ -306,6 +314,8 @@ void record_close(const struct record_conn *s, unsigned long long up,
 void record_error(const struct record_conn *s, const char *what, int err);
 /* name: NULL before a request named its target. */
 void record_bad_request(const char *kind, const char *name, const char *why);
+/* A "*." allow entry reached network.suffix_names (once per entry). */
+void record_suffix_bound(const char *entry, const char *src, unsigned limit);
 /* The connection limit refuses one (at most one record a second). */
 void record_refusing(size_t open, size_t limit);
 /* One DNS query and its answer; synth: the address given, or 0. */

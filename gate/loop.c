@@ -161,6 +161,7 @@ loop_run(const struct gate_opts *o, int socks[GS_COUNT])
 	stub_close_all();
 	resolv_reset();
 	synth_reset();
+	suffix_reset();
 	close(epfd);
 	epfd = -1;
 	return 0;

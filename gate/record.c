@@ -279,6 +279,16 @@ record_refusing(size_t open, size_t limit)
 }
 
 void
+record_suffix_bound(const char *entry, const char *src, unsigned limit)
+{
+	/* Once per entry and session (suffix.c): no rate limit needed. */
+	line("suffix-bound entry=%s limit=%u: network.allow entry %s (%s) "
+	     "has had %u distinct names this session; new names below it "
+	     "are refused (network.suffix_names)",
+	    entry, limit, entry, src ? src : "?", limit);
+}
+
+void
 record_dns(const char *proto, const char *name, uint16_t type,
     const char *decision, uint32_t synth)
 {

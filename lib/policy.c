@@ -333,6 +333,12 @@ apply(struct policy_parse *ps, const struct policy_keydef *kd,
 	}
 	if (IS("network.proxy_port"))
 		return policy_value_port(v, &p->net.proxy_port, &why);
+	if (IS("network.suffix_names")) {
+		uint64_t n = u64_of(v);
+
+		p->net.suffix_names = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		return 0;
+	}
 	if (IS("limits.memory")) {
 		p->limits.memory = u64_of(v);
 		return 0;

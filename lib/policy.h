@@ -99,6 +99,9 @@ struct aisb_policy {
 		bool transparent; /* nft capture of 198.18.0.0/15 */
 		char *resolver; /* "" = host resolver; else "ADDR[:PORT]" */
 		uint16_t proxy_port; /* default 3128 */
+		/* distinct names a session may use below each "*." allow
+		 * entry (0 = no bound) */
+		uint32_t suffix_names;
 		/*
 		 * Added by the policy part: network.resolver parsed.
 		 * resolver_family is 0 when resolver is "" (host

@@ -151,6 +151,50 @@ TEST(decide)
 	ok(!decide_addr(&pol, &a, &range), "v4-mapped loopback refused");
 }
 
+/* A deny *.suffix beside an allow *.suffix; the bound on names below
+ * a "*." allow entry (network.suffix_names), on the proxy's and the
+ * stub's decision alike. */
+TEST(suffix)
+{
+	struct aisb_hostrule al[] = {
+	    {.host = "*.ex.test"}, {.host = "www.ex.test"}};
+	struct aisb_hostrule dn[] = {{.host = "*.bad.ex.test"}};
+	struct aisb_policy sp = pol;
+	struct verdict v;
+	const char *rule;
+
+	sp.net.allow = al;
+	sp.net.nallow = 2;
+	sp.net.deny = dn;
+	sp.net.ndeny = 1;
+	sp.net.suffix_names = 2;
+	decide_target(&sp, "x.bad.ex.test", 443, &v);
+	ok(v.d == DEC_DENY && strcmp(v.rule, "network.deny") == 0,
+	    "deny *.bad.ex.test refuses x.bad.ex.test beside allow *.ex.test");
+	ok(!decide_name(&sp, "x.bad.ex.test", &rule) &&
+	        strcmp(rule, "network.deny") == 0,
+	    "... in the stub too");
+	decide_target(&sp, "xbad.ex.test", 443, &v);
+	ok(v.d == DEC_ALLOW_NAME, "xbad.ex.test is not below it (1 of 2)");
+	ok(decide_name(&sp, "a.ex.test", &rule), "a.ex.test (2 of 2)");
+	decide_target(&sp, "c.ex.test", 443, &v);
+	ok(v.d == DEC_DENY && strcmp(v.rule, "network.suffix_names") == 0,
+	    "a third name: refused by network.suffix_names (%s)", v.why);
+	ok(!decide_name(&sp, "d.ex.test", &rule) &&
+	        strcmp(rule, "network.suffix_names") == 0,
+	    "... by the stub too");
+	decide_target(&sp, "A.ex.test", 443, &v);
+	ok(v.d == DEC_ALLOW_NAME, "a counted name stays allowed");
+	ok(decide_name(&sp, "xbad.ex.test", &rule), "... in the stub too");
+	decide_target(&sp, "www.ex.test", 443, &v);
+	ok(v.d == DEC_ALLOW_NAME && strstr(v.why, "www.ex.test"),
+	    "an exact entry is not counted: %s", v.why);
+	sp.net.suffix_names = 0;
+	decide_target(&sp, "e.ex.test", 443, &v);
+	ok(v.d == DEC_ALLOW_NAME, "suffix_names = 0: no bound");
+	suffix_reset();
+}
+
 TEST(resolvconf)
 {
 	struct sockaddr_storage ss[GATE_MAX_NS];
@@ -212,6 +256,7 @@ main(void)
 	RUN(messages);
 	RUN(stub);
 	RUN(decide);
+	RUN(suffix);
 	RUN(resolvconf);
 	return tap_done();
 }

@@ -75,6 +75,7 @@ TEST(defaults)
 	is_str(p->net.resolver, "", "resolver default empty");
 	is_int(p->net.resolver_family, 0, "host resolver");
 	is_int(p->net.proxy_port, 3128, "proxy_port default");
+	is_int(p->net.suffix_names, 64, "suffix_names default");
 	is_int(p->limits.memory, 4ULL << 30, "memory 4G");
 	is_int(p->limits.pids, 1024, "pids");
 	is_int(p->limits.cpu, 200, "cpu 200%%");
