@@ -75,6 +75,13 @@ void doctor_groups(
     struct doctor *d, const struct passwd *pw, const struct aisb_policy *p);
 
 /*
+ * doctor_disk.c: what bounds the disk pw can fill through its home and
+ * project (a quota, or a filesystem of their own); warns when nothing.
+ */
+void doctor_disk(
+    struct doctor *d, const struct passwd *pw, const struct aisb_policy *p);
+
+/*
  * jailcheck.c: a real session as pw running aisb-shell --jailcheck,
  * its findings reported as the doctor's (--doctor --jailcheck).
  */

@@ -210,6 +210,7 @@ doctor_agent_check(struct doctor *d, const struct passwd *pw)
 			check_dir(d, pw, "home", p->home.path, d->pam_session);
 		if (p->project.path)
 			check_dir(d, pw, "project", p->project.path, false);
+		doctor_disk(d, pw, p);
 	}
 	policy_free(p);
 	if (d->jailcheck)
