@@ -49,6 +49,13 @@ has() { printf '%s\n' "$list" | grep -qxF "$1"; }
 ok "it ships /usr/bin/aisb-shell" has /usr/bin/aisb-shell
 ok "it ships /usr/libexec/aisb/aisb-shell-main (what the entry point runs)" \
     has /usr/libexec/aisb/aisb-shell-main
+# Mode and owner as the package holds them: pam_aisb accepts the login
+# shell only when it and its aisb-shell-main are root's alone.
+perm() { dpkg-deb -c "$deb" | awk -v f="./${1#/}" '$6 == f || $6 == f "/" {print $1, $2}'; }
+for f in /usr/bin/aisb-shell /usr/libexec/aisb/aisb-shell-main; do
+	is "$(perm "$f")" "-rwxr-xr-x root/root" "in the package, $f is root's, 0755"
+done
+is "$(perm /usr/libexec/aisb)" "drwxr-xr-x root/root" "in the package, /usr/libexec/aisb/ is root's, 0755"
 if compgen -G "$src/gate/*.c" >/dev/null; then
 	ok "it ships /usr/libexec/aisb/aisb-gate" has /usr/libexec/aisb/aisb-gate
 else
@@ -127,6 +134,9 @@ ok "the installed entry point has no program interpreter (static)" \
     bash -c "! readelf -lW /usr/bin/aisb-shell | grep -q INTERP"
 out=$(/usr/libexec/aisb/aisb-shell-main --version 2>&1)
 is "$?" 77 "the installed aisb-shell-main refuses to run on its own"
+for f in /usr/bin/aisb-shell /usr/libexec/aisb/aisb-shell-main /usr/libexec/aisb; do
+	is "$(stat -c '%U:%G %a' "$f" 2>&1)" "root:root 755" "installed: $f is root's, 0755"
+done
 is "$(stat -c '%U %a' /var/lib/aisb/home 2>&1)" "root 755" "postinst made /var/lib/aisb/home (root, 0755)"
 is "$(stat -c '%U %a' /etc/aisb/aisb.conf 2>&1)" "root 644" "/etc/aisb/aisb.conf is root's, 0644"
 

@@ -40,6 +40,13 @@ for f in /usr/share/man/man8/aisb-shell.8 /usr/share/man/man5/aisb.conf.5 \
 	ok "the RPM ships $f" grep -qE "^${f//./\\.}(\\.(gz|bz2|xz|zst))?\$" <<<"$list"
 done
 like "$list" '/security/pam_aisb\.so' "the RPM ships pam_aisb.so"
+# Mode and owner as the RPM holds them: pam_aisb accepts the login shell
+# only when it and its aisb-shell-main are root's alone.
+perms=$(rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILENAMES}\n]' "$rpm" 2>/dev/null)
+for f in /usr/bin/aisb-shell /usr/libexec/aisb/aisb-shell-main; do
+	is "$(awk -v f="$f" '$3 == f {print $1, $2}' <<<"$perms")" "-rwxr-xr-x root:root" "in the RPM, $f is root's, 0755"
+done
+is "$(awk '$3 == "/usr/libexec/aisb" {print $1, $2}' <<<"$perms")" "drwxr-xr-x root:root" "in the RPM, /usr/libexec/aisb/ is root's, 0755"
 cfg=$(rpm -qpc "$rpm" 2>/dev/null)
 like "$cfg" '^/etc/aisb/aisb\.conf$' "/etc/aisb/aisb.conf is %config"
 unlike "$list" '^/etc/ssh/' "the sshd drop-in is not enabled (nothing in /etc/ssh)"
