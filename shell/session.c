@@ -52,6 +52,7 @@
 #include "slog.h"
 #include "sync.h"
 #include "util.h"
+#include "viewcheck.h"
 
 struct session {
 	struct aisb_policy *pol;
@@ -181,7 +182,8 @@ stage_network(struct session *s)
 	return 0;
 }
 
-/* Stage 6: the filesystem view (mount_setup), entered. */
+/* Stage 6: the filesystem view (mount_setup), entered.  Reads back:
+ * viewcheck.h. */
 static int
 stage_view(struct session *s)
 {
@@ -189,9 +191,13 @@ stage_view(struct session *s)
 	                    *hostname = NULL, *resolv = NULL;
 	_cleanup_close_ int pfd = -1;
 	struct mount_opts mo;
+	struct viewcheck vc;
 	int r;
 
 	r = project_open(&s->proj, &pfd);
+	if (r < 0)
+		return r;
+	r = viewcheck_expect(&vc, s->pol, pfd, s->home_in, s->home_host);
 	if (r < 0)
 		return r;
 	passwd = etc_passwd(s->user, s->uid, s->gid, s->home_in, s->pol->shell);
@@ -213,7 +219,9 @@ stage_view(struct session *s)
 	    .hostname = hostname,
 	    .resolv = resolv,
 	};
-	return mount_setup(&mo);
+	if ((r = mount_setup(&mo)) < 0)
+		return r;
+	return viewcheck_run(&vc, "/");
 }
 
 /* Stage 7: the hostname, read back. */
