@@ -1,5 +1,5 @@
 /*
- * util.h: cleanup attributes and small helpers (house style, AESTHETICS §3).
+ * util.h: cleanup attributes and small helpers, used everywhere.
  */
 #ifndef AISB_UTIL_H
 #define AISB_UTIL_H

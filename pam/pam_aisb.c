@@ -5,7 +5,7 @@
  *   pam.services, when its login shell is not aisb-shell, or when the
  *   policy does not load.  Everyone else: PAM_IGNORE.  This is where
  *   refusals belong: sshd goes on with the login when a session module
- *   fails (ANCHORS.md 2.13), but not when the account phase does.
+ *   fails, but not when the account phase does.
  * session open (root): the agent's persistent home, /run/aisb/USER with
  *   a record of the session (peer, tty), a delegated cgroup for limits.
  * session close: kill whatever is left in that cgroup and remove it.

@@ -18,7 +18,8 @@
  * Names a glob never passes.  Each either changes how the dynamic
  * loader, libc or the shell starts a program (LD_*, GCONV_PATH,
  * GLIBC_TUNABLES, BASH_ENV, BASH_FUNC_*, ...), points at a host socket
- * that must not be reachable (ANCHORS §3 #4, #16), or is aisb's own.
+ * that must not be reachable (SSH_AUTH_SOCK, the user bus), or is
+ * aisb's own.
  * Inside the sandbox none of them is a privilege boundary, so an exact
  * env.pass entry still passes them: that is the admin's explicit word.
  */
@@ -156,8 +157,8 @@ has(const struct vec *e, const char *name)
 
 /*
  * Gated mode: announce the gate's HTTP proxy inside the sandbox
- * (DESIGN.md "Network design").  Owned by the gate work: change the
- * names or values here, nowhere else.
+ * (docs/architecture.md, "The gate").  The names and values live here and
+ * nowhere else.
  */
 static int
 env_gate_vars(struct vec *e, const struct aisb_policy *p)

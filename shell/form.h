@@ -1,7 +1,7 @@
 /*
  * form.h: the shell form aisb-shell was called with, carried over to
- * the inner shell (DESIGN.md: "-name" login, -c CMD, -l, -i, -s, a
- * script on stdin or as a file).
+ * the inner shell ("-name" login, -c CMD, -l, -i, -s, a script on
+ * stdin or as a file: aisb-shell(8)).
  *
  * aisb-shell does not interpret the form beyond naming it for the log:
  * the inner shell receives the same arguments, so bash decides as it

@@ -1,7 +1,7 @@
 /*
  * lockdown.c: the privilege drop of the inner and of init.
  *
- * Order (AESTHETICS.md §4.2, bubblewrap --disable-userns):
+ * Order (as bubblewrap's --disable-userns does it):
  *   init:  max_user_namespaces = 1 in the first-level user namespace.
  *   inner: a second-level userns takes that one slot, so nothing inside
  *          can nest another (checked by a failing unshare); capng_lock
@@ -227,7 +227,8 @@ lockdown_inner(void)
 		return log_errno(r, "cannot install the seccomp filter: %m");
 	/*
 	 * Only 0, 1 and 2 reach the inner command: a descriptor inherited
-	 * from sshd, su or the caller is a capability (ANCHORS §3 #21).
+	 * from sshd, su or the caller is a capability (docs/threat-model.md,
+	 * inherited file descriptors).
 	 */
 	if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
 		return log_errno(-errno, "cannot close inherited fds: %m");

@@ -1,5 +1,5 @@
 /*
- * project.h: which host directory becomes /project (DESIGN.md).
+ * project.h: which host directory becomes /project (aisb-shell(8)).
  *
  * AISB_PROJECT (from the caller's environment) when set; else the
  * caller's working directory when it lies under one of project.roots;

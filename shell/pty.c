@@ -1,14 +1,15 @@
 /*
  * pty.c: the sandbox's own terminal, and the outer's relay.
  *
- * Why a fresh pty (ANCHORS §0.4, §3 #12): a sandbox that shares the
- * caller's terminal can push bytes into it with TIOCSTI (or TIOCLINUX
- * on a console), and they run in the caller's shell once the session
- * ends: `su - agent` from an admin's terminal is the classic case.
+ * Why a fresh pty (docs/threat-model.md, TIOCSTI): a sandbox that
+ * shares the caller's terminal can push bytes into it with TIOCSTI
+ * (or TIOCLINUX on a console), and they run in the caller's shell once
+ * the session ends: `su - agent` from an admin's terminal is the
+ * classic case.
  * Here the inner's controlling tty is a pty from the sandbox's own
  * devpts; the caller's terminal is only ever written by the outer,
- * which copies bytes.  setsid() alone would break job control
- * (bubblewrap #147, #343): with a real pty, Ctrl-Z, fg and Ctrl-C work
+ * which copies bytes.  setsid() alone, bubblewrap's answer, would
+ * break job control: with a real pty, Ctrl-Z, fg and Ctrl-C work
  * inside as on any terminal.
  */
 #define _GNU_SOURCE
@@ -154,7 +155,7 @@ struct relay {
  * disconnect) ends the session.  The inside gets SIGHUP to finish
  * cleanly, then, after a short grace, init is killed and the pid
  * namespace with it: a process that ignores SIGHUP must not outlive the
- * login (issue 3: nothing left within one second).
+ * login: nothing of it is left within one second.
  */
 #define HANGUP_GRACE_MS 500
 

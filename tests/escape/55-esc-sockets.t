@@ -1,8 +1,9 @@
 #!/bin/bash
-# Unix sockets and inherited descriptors: a host socket under /run (and
-# under /run/user/UID, #16), an abstract socket of the host (#18), the
-# D-Bus system bus path (#17) and descriptors the caller leaves open
-# (a connected socket and a pty, #21) are all out of reach inside.
+# Unix sockets and inherited descriptors (docs/threat-model.md, bypasses
+# 16, 17, 18 and 21): a host socket under /run (and under /run/user/UID),
+# an abstract socket of the host, the D-Bus system bus path and
+# descriptors the caller leaves open (a connected socket and a pty) are
+# all out of reach inside.
 # Twins: the same user reaches the same sockets outside, and unix
 # sockets made inside the session work.
 # Commands run inside the sandbox are single-quoted on purpose.
@@ -75,12 +76,12 @@ is "$(hc "$rund/canary.sock")" canary "host twin: the user reaches the /run cana
 like "$(r "$(c "$rund/canary.sock")")" "^refused" "inside: the /run canary socket is unreachable"
 is "$(hc "/run/user/$uid/bus")" canary "host twin: the user reaches its /run/user/$uid/bus"
 like "$(r "$(c "/run/user/$uid/bus")")" "^refused" "inside: /run/user/$uid/bus is unreachable"
-is "$(r 'ls -A /run; ls -d /run/user 2>/dev/null; echo end')" "end" "inside: /run is empty, no /run/user (#16)"
+is "$(r 'ls -A /run; ls -d /run/user 2>/dev/null; echo end')" "end" "inside: /run is empty, no /run/user"
 is "$(r 'readlink /var/run; ls -A /var/run/; echo end')" "$(printf '/run\nend')" "inside: /var/run is the same empty /run"
 like "$(r "$(c /run/dbus/system_bus_socket); $(c /var/run/dbus/system_bus_socket)" | tr '\n' ' ')" "^refused.*refused" \
-    "inside: the D-Bus system bus path does not connect (#17)"
+    "inside: the D-Bus system bus path does not connect"
 is "$(hc @aisbt-esc-canary)" canary "host twin: the user reaches the host's abstract canary socket"
-like "$(r "$(c @aisbt-esc-canary)")" "^refused" "inside: the host's abstract socket is unreachable (new netns, #18)"
+like "$(r "$(c @aisbt-esc-canary)")" "^refused" "inside: the host's abstract socket is unreachable (new netns)"
 is "$(r 'grep -c aisbt-esc /proc/net/unix')" 0 "inside: /proc/net/unix does not list the host's sockets"
 like "$(grep -c aisbt-esc /proc/net/unix)" "^[1-9]" "host twin: the host's /proc/net/unix lists them"
 # Twin: sockets made inside work, path and abstract.
@@ -104,7 +105,7 @@ os.dup2(sl, 7, inheritable=True)
 os.execv(sys.argv[2], [sys.argv[2], "--config", sys.argv[3], "-c",
     "ls /proc/$$/fd >/tmp/fds; tr \"\\n\" \" \" </tmp/fds; for f in 5 6 7; do [ -e /dev/fd/$f ] && echo has-$f; done; echo"])
 ' "$rund/canary.sock" "$AISB_SHELL" "$conf" 2>&1)
-is "$out" "0 1 2 " "inside: a socket, a pty master and a pty slave of the caller are not inherited (#21)"
+is "$out" "0 1 2 " "inside: a socket, a pty master and a pty slave of the caller are not inherited"
 out=$(as "$u" python3 -c '
 import os, pty, socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])

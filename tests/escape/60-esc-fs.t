@@ -1,7 +1,7 @@
 #!/bin/bash
 # The filesystem from inside: nothing is writable outside the project,
 # the home, /tmp and /dev/shm (a sweep of every mount and every
-# directory); a hard link cannot carry a protected file (#23) out of its
+# directory); a hard link cannot carry a protected file out of its
 # read-only bind; `..` and very long paths as the project or the cwd
 # land on a checked directory or are refused; a symlink swapped at the
 # project path while sessions start never redirects the bind.  Twins:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The gate and the outer from inside a gated session (#31): the gate's
+# The gate and the outer from inside a gated session: the gate's
 # pid is invisible, cannot be signalled, ptraced or read through /proc;
 # its sockets answer only their protocols and survive garbage; prctl
 # tricks (PR_SET_MM, ambient capabilities) fail while harmless ones

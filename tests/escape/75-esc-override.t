@@ -1,5 +1,5 @@
 #!/bin/bash
-# Per-user overrides the agent could write (#30): a users.d/USER.conf
+# Per-user overrides the agent could write: a users.d/USER.conf
 # owned by the agent, or in a directory the agent owns, refuses the
 # session (78) instead of applying it; admin options cannot be smuggled
 # through the command of a login shell (sshd and su run `shell -c CMD`).

@@ -1,7 +1,7 @@
 #!/bin/bash
 # aisb-shell --jailcheck, the in-session audit (shell/jailcheck.c): it
 # reports a default session clean, and it finds what a policy
-# deliberately exposes (a host socket directory bound read-only, #17)
+# deliberately exposes (a host socket directory bound read-only)
 # or what the session itself creates (an abstract socket).  Its twin is
 # the same check run by the same user outside any sandbox: findings.
 # Commands run inside the sandbox are single-quoted on purpose.

@@ -36,7 +36,7 @@ for o in $opts; do
 	body=$(sed -n '/^\.Sh DESCRIPTION/,$p' "$page" | grep -cF -- "Fl $esc")
 	ok "aisb-shell(8) describes $o" test "$body" -ge 1
 done
-# The shell forms of DESIGN.md.
+# The shell forms aisb-shell takes as a login shell.
 for f in c l i s; do
 	ok "aisb-shell(8) documents -$f" grep -q "^\.It Fl $f\\b" "$page"
 done
