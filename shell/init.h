@@ -6,8 +6,9 @@
  *
  *   outer  the caller's mask and dispositions, untouched until
  *          pty_outer_wait, which blocks what it forwards and reads it
- *          from a signalfd, sets SIGCHLD to the default, and restores
- *          both on return (pty.c);
+ *          from a signalfd (when either cannot be had, it kills init:
+ *          no session runs unwatched), sets SIGCHLD to the default, and
+ *          restores both on return (pty.c);
  *   init   inherits the caller's (clone); init_prepare, before "tty" /
  *          "no tty" tells the outer it may forward signals, blocks
  *          SIGCHLD and the forwarded signals (PID 1 drops a signal it

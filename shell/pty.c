@@ -293,6 +293,7 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 	sigset_t set, old;
 	_cleanup_close_ int sfd = -1;
 	bool raw_set = false, done = false, hung_up = false;
+	bool mask_set = true, chld_set = true;
 	int64_t deadline = 0, left;
 	int st = 0, n, i, timeout;
 	nfds_t np;
@@ -306,13 +307,22 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 
 	/* A SIGCHLD set to SIG_IGN would auto-reap init and lose its
 	 * status. */
-	sigaction(SIGCHLD, &dfl, &old_chld);
+	if (sigaction(SIGCHLD, &dfl, &old_chld) < 0) {
+		log_warn("SIGCHLD to the default: %m");
+		chld_set = false;
+	}
 	sigemptyset(&set);
 	for (i = 0; i < (int)ELEMENTSOF(sigs); i++)
 		sigaddset(&set, sigs[i]);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
+	/* Without the mask a forwarded signal would kill the outer and
+	 * leave the sandbox running unwatched; without the signalfd nothing
+	 * would pass signals on: either way the sandbox is killed. */
+	if (sigprocmask(SIG_BLOCK, &set, &old) < 0) {
+		log_err("block signals: %m; killing the sandbox");
+		mask_set = false;
+		kill(init, SIGKILL);
+	} else if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) <
+	    0) {
 		log_err("signalfd: %m; killing the sandbox");
 		kill(init, SIGKILL);
 	}
@@ -425,8 +435,10 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 	if (sfd >= 0)
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	sigaction(SIGCHLD, &old_chld, NULL);
+	if (mask_set && sigprocmask(SIG_SETMASK, &old, NULL) < 0)
+		log_warn("restore the signal mask: %m");
+	if (chld_set && sigaction(SIGCHLD, &old_chld, NULL) < 0)
+		log_warn("restore SIGCHLD: %m");
 	/* Killed because of the hangup: report it as a shell would. */
 	if (hung_up && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		return 128 + SIGHUP;

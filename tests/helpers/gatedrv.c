@@ -125,7 +125,10 @@ main(int argc, char **argv)
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);
 	sigaddset(&ss, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0) {
+		perror("gatedrv: sigprocmask");
+		return 77;
+	}
 	if (gatectl_spawn_path(wrap ? wrap : gate, av, &pid, &fd) < 0)
 		return 77;
 	if (unshare(CLONE_NEWNET | (geteuid() ? CLONE_NEWUSER : 0)) < 0) {

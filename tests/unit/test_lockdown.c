@@ -205,7 +205,8 @@ inner(int sync_rd)
 		signal(SIGINT, SIG_IGN);
 		sigemptyset(&m);
 		sigaddset(&m, SIGTERM);
-		sigprocmask(SIG_BLOCK, &m, NULL);
+		if (sigprocmask(SIG_BLOCK, &m, NULL) < 0)
+			_exit(98);
 	}
 	/* The sync pipe becomes stdin: it survives close_range. */
 	if (dup2(sync_rd, 0) < 0)
@@ -228,9 +229,9 @@ inner(int sync_rd)
 		struct sigaction sa;
 		sigset_t m;
 
-		sigaction(SIGINT, NULL, &sa);
-		sigprocmask(SIG_SETMASK, NULL, &m);
-		report(sa.sa_handler == SIG_DFL && !sigismember(&m, SIGTERM),
+		report(sigaction(SIGINT, NULL, &sa) == 0 &&
+		        sigprocmask(SIG_SETMASK, NULL, &m) == 0 &&
+		        sa.sa_handler == SIG_DFL && !sigismember(&m, SIGTERM),
 		    "an inherited ignored SIGINT and blocked SIGTERM are "
 		    "reset");
 	}

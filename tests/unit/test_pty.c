@@ -153,7 +153,8 @@ start(struct session *s, const char *script, int tty, uint64_t timeout)
 				sigset_t none;
 
 				sigemptyset(&none);
-				sigprocmask(SIG_SETMASK, &none, NULL);
+				if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+					_exit(99);
 				signal(SIGINT, SIG_DFL);
 				signal(SIGQUIT, SIG_DFL);
 				if (master >= 0)
