@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "util.h"
 
 #define LOOP_EVENTS 64
 #define LOOP_TICK_MS 250
@@ -25,10 +26,7 @@ static const struct gate_opts *opts;
 uint64_t
 loop_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)util_now_ms();
 }
 
 const struct gate_opts *

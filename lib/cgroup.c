@@ -34,6 +34,7 @@
 #include <linux/magic.h>
 
 #include "cgroup.h"
+#include "kfile.h"
 #include "util.h"
 
 #define CGROUP_FS "/sys/fs/cgroup"
@@ -243,44 +244,13 @@ cgroup_path_of(
 int
 cgroup_write(int dfd, const char *file, const char *val)
 {
-	_cleanup_close_ int fd = -1;
-	size_t len = strlen(val);
-	ssize_t n;
-
-	fd = openat(dfd, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, len);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
+	return kfile_write_at(dfd, file, val);
 }
 
 ssize_t
 cgroup_read(int dfd, const char *file, char *buf, size_t len)
 {
-	_cleanup_close_ int fd = -1;
-	size_t got = 0;
-
-	if (len == 0)
-		return -EINVAL;
-	fd = openat(dfd, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	while (got < len - 1) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	return (ssize_t)got;
+	return kfile_read_at(dfd, file, buf, len);
 }
 
 int

@@ -73,7 +73,8 @@ bool cgroup_name_ok(const char *name);
 
 /*
  * Write val (no newline needed) to file in the cgroup directory dfd, one
- * write(2): the kernel answers each write as a whole.  0 or -errno.
+ * write(2): the kernel answers each write as a whole (kfile.h).  0 or
+ * -errno (-EIO for a short write).
  */
 int cgroup_write(int dfd, const char *file, const char *val);
 

@@ -9,55 +9,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kfile.h"
 #include "userns.h"
 #include "util.h"
-
-/* One write(2) of all of data, as the kernel wants it for these files;
- * a short write is -EIO (a count of 0 is no success either). */
-static int
-write_at(int dfd, const char *file, const char *data)
-{
-	_cleanup_close_ int fd = -1;
-	size_t len = strlen(data);
-	ssize_t n;
-
-	fd = openat(dfd, file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, data, len);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != len)
-		return -EIO;
-	return 0;
-}
 
 /* The whole file into buf, NUL-terminated; -EBADMSG when it does not
  * fit (none of these files is that long when it is right). */
 static int
 read_at(int dfd, const char *file, char *buf, size_t size)
 {
-	_cleanup_close_ int fd = -1;
-	size_t len = 0;
-	ssize_t n;
+	ssize_t n = kfile_read_at(dfd, file, buf, size);
 
-	fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (len == size - 1)
-			return -EBADMSG;
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	return 0;
+	if (n < 0)
+		return (int)n;
+	return (size_t)n == size - 1 ? -EBADMSG : 0;
 }
 
 /* Does the file hold data, give or take one trailing newline? */
@@ -107,13 +72,13 @@ userns_map_at(int dfd, uid_t uid, gid_t gid, const char **ret_what)
 	char map[64];
 	int r;
 
-	if ((r = write_at(dfd, "setgroups", "deny")) < 0)
+	if ((r = kfile_write_at(dfd, "setgroups", "deny")) < 0)
 		return fail(r, "setgroups deny", ret_what);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	if ((r = write_at(dfd, "uid_map", map)) < 0)
+	if ((r = kfile_write_at(dfd, "uid_map", map)) < 0)
 		return fail(r, "uid_map", ret_what);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	if ((r = write_at(dfd, "gid_map", map)) < 0)
+	if ((r = kfile_write_at(dfd, "gid_map", map)) < 0)
 		return fail(r, "gid_map", ret_what);
 	if ((r = reads_back(dfd, "setgroups", "deny")) < 0)
 		return fail(r, "setgroups deny (read back)", ret_what);
@@ -142,7 +107,7 @@ userns_limit_nested_at(int dfd, unsigned n)
 	int r;
 
 	snprintf(v, sizeof(v), "%u", n);
-	if ((r = write_at(dfd, "max_user_namespaces", v)) < 0)
+	if ((r = kfile_write_at(dfd, "max_user_namespaces", v)) < 0)
 		return r;
 	return reads_back(dfd, "max_user_namespaces", v);
 }

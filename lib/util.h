@@ -5,7 +5,9 @@
 #define AISB_UTIL_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline void
@@ -49,5 +51,15 @@ util_closep(int *fd)
 	})
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Milliseconds on the monotonic clock: for deadlines and durations. */
+static inline int64_t
+util_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 #endif

@@ -29,6 +29,7 @@
 #include <cap-ng.h>
 
 #include "init.h"
+#include "kfile.h"
 #include "lockdown.h"
 #include "log.h"
 #include "seccomp_deny.h"
@@ -133,28 +134,15 @@ static const char *const cap_names[5] = {
 static int
 read_status(struct status *st)
 {
-	_cleanup_close_ int fd = -1;
 	char buf[8192], *line, *save = NULL, *end;
-	size_t len = 0;
 	ssize_t n;
 	int i;
 
 	memset(st, 0, sizeof(*st));
 	st->nnp = st->seccomp = -1;
-	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (len < sizeof(buf) - 1) {
-		n = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
+	n = kfile_read_at(AT_FDCWD, "/proc/self/status", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		for (i = 0; i < 5; i++)

@@ -93,15 +93,6 @@ struct buf {
 	size_t off, len;
 };
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Write all of p to fd, waiting when it would block (a caller may have
  * left its terminal non-blocking).  -errno when fd is gone.
@@ -164,7 +155,7 @@ hangup(struct relay *r, pid_t init)
 {
 	(void)kill(init, SIGHUP);
 	if (r->kill_at == 0)
-		r->kill_at = now_ms() + HANGUP_GRACE_MS;
+		r->kill_at = util_now_ms() + HANGUP_GRACE_MS;
 }
 
 /*
@@ -260,9 +251,9 @@ static void
 drain_master(struct relay *r)
 {
 	struct pollfd pf = {.fd = r->master, .events = POLLIN};
-	int64_t until = now_ms() + 500;
+	int64_t until = util_now_ms() + 500;
 
-	while (!r->master_eof && now_ms() < until) {
+	while (!r->master_eof && util_now_ms() < until) {
 		if (poll(&pf, 1, 50) == 0)
 			break;
 		relay_from_master(r);
@@ -301,7 +292,7 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 
 	*ret_timed_out = 0;
 	if (timeout_s > 0)
-		deadline = now_ms() +
+		deadline = util_now_ms() +
 		    (int64_t)(timeout_s > INT32_MAX ? INT32_MAX : timeout_s) *
 		        1000;
 
@@ -321,8 +312,7 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 		log_err("block signals: %m; killing the sandbox");
 		mask_set = false;
 		kill(init, SIGKILL);
-	} else if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) <
-	    0) {
+	} else if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		log_err("signalfd: %m; killing the sandbox");
 		kill(init, SIGKILL);
 	}
@@ -363,7 +353,7 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 		}
 		timeout = -1;
 		if (r.kill_at) {
-			left = r.kill_at - now_ms();
+			left = r.kill_at - util_now_ms();
 			if (left <= 0) {
 				kill(init, SIGKILL);
 				r.kill_at = 0;
@@ -373,7 +363,7 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 			timeout = (int)left;
 		}
 		if (deadline) {
-			left = deadline - now_ms();
+			left = deadline - util_now_ms();
 			if (left <= 0) {
 				/* The whole pid namespace dies with init. */
 				log_record(LOG_INFO,

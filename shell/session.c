@@ -467,15 +467,6 @@ stage_prepare(struct session *s, const struct aisb_args *a)
 	return 0;
 }
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Init failed before it could say more: its status says what. */
 static int
 reap_failed_init(pid_t pid)
@@ -540,7 +531,7 @@ session_run(struct session *s, const struct aisb_args *a)
 	struct sesslimits_state *lim = NULL;
 	int timed_out = 0, status, r;
 	pid_t gate = -1;
-	double t0 = now();
+	int64_t t0 = util_now_ms();
 	bool started = false, oom;
 
 	r = stage_prepare(s, a);
@@ -571,7 +562,8 @@ session_run(struct session *s, const struct aisb_args *a)
 		 * session log says so (the sandbox then had no egress). */
 		if (gate > 0)
 			(void)gatectl_stop(gate);
-		slog_end(s->id, status, now() - t0, timed_out, oom);
+		slog_end(s->id, status, (double)(util_now_ms() - t0) / 1000.0,
+		    timed_out, oom);
 	}
 	sesslimits_teardown(lim);
 	return status;

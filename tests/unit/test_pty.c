@@ -31,29 +31,21 @@
 #include "tap.h"
 #include "init.h"
 #include "pty.h"
+#include "util.h"
 
 static char seen[1 << 20];
 static const char *pipe_input = "";
 static size_t nseen;
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Read the caller's terminal until want appears (or timeout). */
 static int
 expect(int cm, const char *want, int ms)
 {
 	struct pollfd pf = {.fd = cm, .events = POLLIN};
-	int64_t end = now_ms() + ms;
+	int64_t end = util_now_ms() + ms;
 	ssize_t n;
 
-	while (now_ms() < end) {
+	while (util_now_ms() < end) {
 		seen[nseen] = '\0';
 		if (memmem(seen, nseen, want, strlen(want)))
 			return 1;
@@ -368,7 +360,7 @@ TEST(drain)
 TEST(timeout)
 {
 	struct session s;
-	int64_t t0 = now_ms();
+	int64_t t0 = util_now_ms();
 	int to = -1;
 
 	start(&s, "sleep 30", 1, 1);
@@ -376,8 +368,9 @@ TEST(timeout)
 	    "a timed-out session ends "
 	    "with 137");
 	is_int(to, 1, "the timeout is reported");
-	ok(now_ms() - t0 < 5000, "within the timeout and a little (%lld ms)",
-	    (long long)(now_ms() - t0));
+	ok(util_now_ms() - t0 < 5000,
+	    "within the timeout and a little (%lld ms)",
+	    (long long)(util_now_ms() - t0));
 	stop(&s);
 }
 
@@ -391,12 +384,12 @@ TEST(notty_signal)
 	    "sleep 0.1; i=$((i+1)); done; exit 1",
 	    0, 0);
 	usleep(300000);
-	t0 = now_ms();
+	t0 = util_now_ms();
 	kill(s.outer, SIGTERM);
 	is_int(finish(&s, NULL), 55,
 	    "without a tty, SIGTERM to the outer "
 	    "reaches the inner through init");
-	ok(now_ms() - t0 < 3000, "promptly");
+	ok(util_now_ms() - t0 < 3000, "promptly");
 	stop(&s);
 }
 
@@ -441,26 +434,26 @@ TEST(hangup)
 	/* An inner that ignores SIGHUP still goes: ssh disconnect. */
 	start(&s, "trap '' HUP; printf 'ready\\n'; sleep 30", 1, 0);
 	ok(expect(s.cm, "ready", 5000), "session runs");
-	t0 = now_ms();
+	t0 = util_now_ms();
 	close(s.cm);
 	is_int(finish_quiet(&s), 128 + SIGHUP,
 	    "the caller's terminal hangs "
 	    "up: the session ends with 129");
-	ok(now_ms() - t0 < 1000,
+	ok(util_now_ms() - t0 < 1000,
 	    "within a second, though the inside ignores "
 	    "SIGHUP (%lld ms)",
-	    (long long)(now_ms() - t0));
+	    (long long)(util_now_ms() - t0));
 	close(s.cs);
 
 	start(&s, "trap '' HUP; sleep 30", 0, 0);
 	usleep(300000);
-	t0 = now_ms();
+	t0 = util_now_ms();
 	kill(s.outer, SIGHUP);
 	is_int(finish(&s, NULL), 128 + SIGHUP,
 	    "SIGHUP to the outer ends the "
 	    "session with 129");
-	ok(now_ms() - t0 < 1000, "within a second (%lld ms)",
-	    (long long)(now_ms() - t0));
+	ok(util_now_ms() - t0 < 1000, "within a second (%lld ms)",
+	    (long long)(util_now_ms() - t0));
 	stop(&s);
 
 	start(&s, "trap 'exit 0' HUP; while :; do sleep 0.1; done", 0, 0);
