@@ -2,6 +2,12 @@
  * gitpin.c: hold a repository's git metadata read-only in the view.
  * See gitpin.h; what each path is and why it is held (or left
  * writable): docs/threat-model.md, "The project's git metadata".
+ *
+ * One concern, and longer than most files for it: the walk of what git
+ * reads from one repository (its git directory, configuration and
+ * includes, hooks, linked worktrees, submodules), which must see every
+ * path git would follow to be worth anything.  pin.c holds each path;
+ * lib/gitconf.c parses the configuration.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
