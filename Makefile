@@ -32,9 +32,27 @@ FUZZ_SECONDS ?= 60
 WERROR	?=
 SAN	?=
 
+# The libraries are looked up when this file is read.  `make demo` and
+# the deps targets install them first, so they read none: demo builds in
+# a make of its own, started after deps-build.  Any other goal stops at
+# once with one line naming the library that is missing.
+PKG_CONFIG ?= pkg-config
 PKGS	:= libconfuse libcap-ng libseccomp libnftnl libmnl
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_FREE_GOALS := demo deps-build deps-test clean dist
+ifneq ($(filter-out $(PKG_FREE_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifeq ($(shell command -v $(PKG_CONFIG)),)
+$(error $(PKG_CONFIG) is missing: install pkg-config (or run `make deps-build` as root))
+endif
+PKG_MISSING := $(shell for p in $(PKGS); do \
+	$(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done)
+ifneq ($(PKG_MISSING),)
+$(error library $(firstword $(PKG_MISSING)) is missing ($(PKG_CONFIG) --exists \
+	$(firstword $(PKG_MISSING)) fails): install $(PKG_MISSING:%=%-dev) \
+	(or run `make deps-build` as root))
+endif
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
+endif
 
 # Probe a flag: $(call cc-option,-flag) expands to the flag if $(CC)
 # accepts it (as OpenSSH's configure does), else to nothing.
@@ -279,7 +297,10 @@ $(FUZZ_RUN): %.run: %
 	        echo "fuzz: $$n FAILED:"; tail -n 40 $$log; rm -rf $$w; exit 1; \
 	    fi
 
-demo: deps-build all
+# deps-build may install the libraries: the build reads them in a make
+# started after it.
+demo: deps-build
+	$(MAKE) all
 	BUILD=$(abspath $(BUILD)) tests/demo.sh
 
 # The entry point runs BINDIR/../libexec/aisb/aisb-shell-main (and
