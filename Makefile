@@ -315,6 +315,8 @@ install: $(PROGS)
 	install -m 0755 $(SHELL_BIN) $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-shell-main
 	$(if $(GATE_SRC),install -m 0755 $(GATE_BIN) $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-gate)
 	$(if $(PAM_SRC),install -m 0644 $(PAM_SO) $(DESTDIR)$(PAMDIR)/pam_aisb.so)
+	@# The session registry (lib/aisb.h AISB_REGISTRY_DIR; aisb-shell(8)).
+	install -d -m 1733 $(DESTDIR)/var/lib/aisb/sessions
 	test -e $(DESTDIR)$(SYSCONFDIR)/aisb/aisb.conf || \
 	    install -m 0644 etc/aisb/aisb.conf $(DESTDIR)$(SYSCONFDIR)/aisb/aisb.conf
 	@if ls docs/*.[58] >/dev/null 2>&1; then \

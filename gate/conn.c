@@ -91,6 +91,19 @@ conn_count(void)
 	return nconns;
 }
 
+void
+conn_totals(size_t *open, unsigned long long *up, unsigned long long *down)
+{
+	*open = 0;
+	*up = *down = 0;
+	for (const struct conn *c = conns; c; c = c->next)
+		if (!c->dead && c->logged) {
+			(*open)++;
+			*up += c->cu.bytes;
+			*down += c->uc.bytes;
+		}
+}
+
 size_t
 conn_set_nofile(unsigned long nofile)
 {

@@ -60,6 +60,8 @@
 #define GATE_CONNECT_MS 10000 /* per address */
 #define GATE_HEAD_MS 30000 /* first request head */
 #define GATE_IDLE_MS 120000 /* keep-alive idle between requests */
+#define GATE_EGRESS_MAX 2048 /* names and ports in the egress record */
+#define GATE_REC_FD 4 /* the egress record's socket to aisb-shell */
 
 /* --- http.c: request heads and request bodies (RFC 9112) --- */
 
@@ -322,6 +324,25 @@ void record_refusing(size_t open, size_t limit);
 void record_dns(const char *proto, const char *name, uint16_t type,
     const char *decision, uint32_t synth);
 
+/*
+ * egress.c: the session's egress record (per name and port: times,
+ * counts, rule, bytes) and its notices, sent to aisb-shell over fd
+ * GATE_REC_FD; fed by record.c.  egress_open before the lockdown (fd
+ * -1: no record); egress_tick from the loop; egress_finish at exit
+ * sends what is left (waiting at most 2 s per message) and frees all.
+ */
+void egress_open(int fd, bool notices);
+void egress_allow(const struct record_conn *s, const char *why, bool again);
+void egress_deny(
+    const struct record_conn *s, const char *rule, const char *why);
+void egress_unreachable(const struct record_conn *s, const char *why);
+void egress_close(const struct record_conn *s, unsigned long long up,
+    unsigned long long down);
+/* A DNS query for qname, answered (allowed) or refused; p may be NULL. */
+void egress_dns(const struct aisb_policy *p, const char *qname, bool allowed);
+void egress_tick(uint64_t now);
+void egress_finish(void);
+
 /* --- relay.c: a connection's bytes, moved without being looked at --- */
 
 /*
@@ -377,6 +398,9 @@ void conn_resolved(
     struct conn *c, const struct dns_addr *addrs, size_t n, const char *err);
 void conn_tick(uint64_t now);
 size_t conn_count(void);
+/* Connections relaying now, and the bytes they have carried so far. */
+void conn_totals(
+    size_t *open, unsigned long long *up, unsigned long long *down);
 /*
  * Lower the connection limit to what nofile descriptors can hold, so
  * that a connection is refused at accept rather than failing halfway
@@ -396,7 +420,13 @@ void stub_close_all(void);
 int stub_answer(const struct aisb_policy *p, const uint8_t *q, size_t n,
     uint8_t *out, size_t outlen);
 
-/* resolv.c: one lookup per connection, cached for the records' TTL. */
+/*
+ * resolv.c: one lookup per connection, cached for the records' TTL.
+ * A lookup that ends without an address says why; these two mean the
+ * name does not resolve (egress.c tells the session so).
+ */
+#define RESOLV_NXDOMAIN "the name does not exist (NXDOMAIN)"
+#define RESOLV_NODATA "the name has no address"
 struct resolv;
 /*
  * 0: answered from the cache (addrs, *n filled); 1: pending, *ret set,

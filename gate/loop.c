@@ -153,6 +153,7 @@ loop_run(const struct gate_opts *o, int socks[GS_COUNT])
 		conn_tick(now);
 		stub_tick(now);
 		resolv_tick(now);
+		egress_tick(now);
 	}
 	conn_close_all();
 	conn_tick(loop_now());

@@ -11,6 +11,10 @@
  * four listening sockets that the sandbox's init created inside the
  * sandbox netns, checks them, answers "ready" and serves until SIGTERM
  * (a clean exit, status 0) or until aisb-shell dies (PDEATHSIG).
+ *
+ * fd 4, when it is a SOCK_SEQPACKET socket, goes to aisb-shell itself:
+ * the session's egress record and its notices (egress.c).  Without it
+ * (tests/helpers/gatedrv by default) the gate keeps no record.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,6 +61,20 @@ read_text(const char *path, char *buf, size_t len)
 	}
 	buf[have] = '\0';
 	return 0;
+}
+
+/* fd, if it is an open SOCK_SEQPACKET socket; else -1. */
+static int
+seqpacket_fd(int fd)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) < 0 ||
+	    v != SOCK_SEQPACKET)
+		return -1;
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
 }
 
 /* Is fd a listening/bound socket of the kind and port we expect? */
@@ -184,9 +202,11 @@ main(int argc, char **argv)
 	int socks[GS_COUNT];
 	int (*lockdown)(void) = harden_lockdown;
 	char rc[8192];
-	int c, r, v;
+	int c, r, v, rec_fd;
 	socklen_t vl = sizeof(v);
 
+	/* Before anything opens a descriptor that could take its number. */
+	rec_fd = seqpacket_fd(GATE_REC_FD);
 	log_open("aisb-gate", LOG_TO_SYSLOG | LOG_TO_STDERR);
 	if (harden_early() < 0)
 		return AISB_EX_HOST;
@@ -287,6 +307,7 @@ main(int argc, char **argv)
 		}
 	}
 	record_open(o.log_stderr);
+	egress_open(rec_fd, p->net.notices);
 	if (lockdown() < 0)
 		return AISB_EX_HOST;
 	if (recv_sockets(CTL_FD, p, socks) < 0) {
@@ -304,6 +325,8 @@ main(int argc, char **argv)
 	r = loop_run(&o, socks);
 	for (int i = 0; i < GS_COUNT; i++)
 		close(socks[i]);
+	/* The rest of the record, then aisb-shell sees the end (EOF). */
+	egress_finish();
 	policy_free(p);
 	if (r < 0) {
 		log_errno(r, "aisb-gate: event loop: %m");

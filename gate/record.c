@@ -3,8 +3,9 @@
  * decision of the proxy, the capture port and the DNS stub is one call
  * here with what it is about (struct record_conn, the query); the line
  * is formatted once and goes to syslog (authpriv.info) and, with
- * --log-stderr, to stderr.  A second sink for the same decisions (a
- * per-session egress record) takes them from these functions.
+ * --log-stderr, to stderr.  The second sink, the session's egress
+ * record (egress.c), takes the same decisions from these functions,
+ * before any rate limit: syslog may drop lines, the record counts all.
  *
  * Connection records are generous (200 lines a second after a burst of
  * 1000), DNS records less so (20 after 100): an agent looping over
@@ -190,6 +191,7 @@ record_ready(const char *session, const char *user, size_t nallow, size_t ndeny)
 void
 record_allow(const struct record_conn *s, const char *why, bool again)
 {
+	egress_allow(s, why, again);
 	if (!rate_ok(&conn_rate))
 		return;
 	/* Two formats, not a "%s" suffix: one conversion less per record. */
@@ -205,6 +207,7 @@ record_allow(const struct record_conn *s, const char *why, bool again)
 void
 record_deny(const struct record_conn *s, const char *rule, const char *why)
 {
+	egress_deny(s, rule, why);
 	if (rate_ok(&conn_rate))
 		line("deny %s name=%s port=%u rule=%s reason=\"%s\"", s->kind,
 		    s->name, s->port, rule, why);
@@ -230,6 +233,7 @@ record_refuse(const struct record_conn *s, const char *addr, const char *range)
 void
 record_unreachable(const struct record_conn *s, const char *why)
 {
+	egress_unreachable(s, why);
 	if (rate_ok(&conn_rate))
 		line("unreachable %s name=%s port=%u reason=\"%s\"", s->kind,
 		    s->name, s->port, why);
@@ -239,6 +243,7 @@ void
 record_close(const struct record_conn *s, unsigned long long up,
     unsigned long long down, uint64_t ms)
 {
+	egress_close(s, up, down);
 	if (rate_ok(&conn_rate))
 		line("close %s name=%s port=%u address=%s up=%llu down=%llu "
 		     "duration=%llums",
@@ -294,6 +299,11 @@ record_dns(const char *proto, const char *name, uint16_t type,
 {
 	char tb[16];
 
+	/* The egress record counts every query, rate limit or not. */
+	if (strncmp(decision, "allow", 5) == 0 ||
+	    strncmp(decision, "deny", 4) == 0)
+		egress_dns(loop_opts() ? loop_opts()->policy : NULL, name,
+		    decision[0] == 'a');
 	if (!rate_ok(&dns_rate))
 		return;
 	if (synth)

@@ -374,9 +374,9 @@ why_empty(const struct resolv *r, char *buf, size_t len)
 	const char *why;
 
 	if (r->rcode[0] == DNS_R_NXDOMAIN || r->rcode[1] == DNS_R_NXDOMAIN)
-		return "the name does not exist (NXDOMAIN)";
+		return RESOLV_NXDOMAIN;
 	if (r->rcode[0] >= 0 || r->rcode[1] >= 0)
-		return "the name has no address";
+		return RESOLV_NODATA;
 	if (asked != 0 && (asked & ~r->refused) == 0)
 		why = "the resolver is not answering (port unreachable)";
 	else if (r->fail_rcode == DNS_R_SERVFAIL)

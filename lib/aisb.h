@@ -10,6 +10,13 @@
 #define AISB_EX_HOST 77 /* the host cannot enforce the policy */
 #define AISB_EX_CONFIG 78 /* the policy is invalid or unsafe */
 
+/*
+ * The session registry (docs/architecture.md, "The session registry"):
+ * root, 1733; one directory per agent uid, written by its sessions and
+ * hidden from every sandbox view.
+ */
+#define AISB_REGISTRY_DIR "/var/lib/aisb/sessions"
+
 /* Inside the sandbox netns (gated mode). */
 #define AISB_CAPTURE_PORT 3129 /* nft redirect target, 127.0.0.1 */
 #define AISB_SYNTH_NET "198.18.0.0" /* synthetic range for names */

@@ -322,6 +322,10 @@ apply(struct policy_parse *ps, const struct policy_keydef *kd,
 		p->net.transparent = b;
 		return 0;
 	}
+	if (IS("network.notices")) {
+		p->net.notices = b;
+		return 0;
+	}
 	if (IS("network.resolver")) {
 		char canon[INET6_ADDRSTRLEN + 16];
 

@@ -97,6 +97,7 @@ struct aisb_policy {
 		uint16_t *ports; /* default ports for allow entries */
 		size_t nports;
 		bool transparent; /* nft capture of 198.18.0.0/15 */
+		bool notices; /* refusals on the session's stderr */
 		char *resolver; /* "" = host resolver; else "ADDR[:PORT]" */
 		uint16_t proxy_port; /* default 3128 */
 		/* distinct names a session may use below each "*." allow

@@ -265,7 +265,7 @@ static cfg_opt_t env_opts[] = {L("pass"), L("set"),
     CFG_END()};
 static cfg_opt_t net_opts[] = {S("mode"), L("allow"), L("deny"),
     L("allow_cidr"), L("ports"), S("transparent"), S("resolver"),
-    S("proxy_port"), S("suffix_names"), CFG_END()};
+    S("proxy_port"), S("suffix_names"), S("notices"), CFG_END()};
 static cfg_opt_t limits_opts[] = {S("memory"), S("pids"), S("cpu"), S("nofile"),
     S("fsize"), S("timeout"), S("enforce"), CFG_END()};
 static cfg_opt_t pam_opts[] = {L("services"), CFG_END()};

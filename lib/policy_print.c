@@ -417,6 +417,7 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 	T(k_str(&e, p, "network.resolver", p->net.resolver));
 	T(k_num(&e, p, "network.proxy_port", p->net.proxy_port, NULL));
 	T(k_num(&e, p, "network.suffix_names", p->net.suffix_names, NULL));
+	T(k_bool(&e, p, "network.notices", p->net.notices));
 	T(k_size(&e, p, "limits.memory", p->limits.memory));
 	T(k_num(&e, p, "limits.pids", p->limits.pids, NULL));
 	snprintf(cpu, sizeof(cpu), "%u%%", p->limits.cpu);

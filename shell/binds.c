@@ -12,8 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aisb.h"
 #include "binds.h"
 #include "log.h"
+#include "registry.h"
 #include "session.h"
 #include "util.h"
 #include "viewfs.h"
@@ -63,6 +65,14 @@ binds_home(struct viewfs *c)
 		    "agent's passwd home; use a separate directory (default "
 		    "/var/lib/aisb/home/%%u) or \"tmpfs\"",
 		    p->home.path);
+	/* Nor the session registry (an agent's directory there is its
+	 * own, mode 0700: a home that could be it). */
+	if (registry_exposed_by(hfd))
+		return log_errno(-SESSION_EPOLICY,
+		    "home.path %s would show the session registry %s "
+		    "inside; use a directory that neither holds it nor lies "
+		    "in it",
+		    p->home.path, AISB_REGISTRY_DIR);
 	r = viewfs_bind(hfd, "", true, VIEWFS_RW, tfd, "");
 	if (r < 0)
 		return log_errno(r, "bind home %s: %m", p->home.path);
@@ -98,6 +108,12 @@ binds_one(struct viewfs *c, const char *spec, bool ro)
 	if (sfd < 0 || fstat(sfd, &st) < 0)
 		return log_errno(
 		    -SESSION_EPOLICY, "%s: %s: %s", key, src, strerror(errno));
+	/* Where it really is (symlinks followed): never the registry. */
+	if (registry_exposed_by(sfd))
+		return log_errno(-SESSION_EPOLICY,
+		    "%s: %s would show the session registry %s inside; bind "
+		    "a path that neither holds it nor lies in it",
+		    key, src, AISB_REGISTRY_DIR);
 	r = viewfs_mkpath(c, dst, S_ISDIR(st.st_mode), true, &tfd);
 	if (r < 0)
 		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,

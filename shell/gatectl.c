@@ -33,17 +33,27 @@
 #include "util.h"
 
 #define READY_TIMEOUT_MS 10000
+#define GATECTL_DRAIN_MS 3000
+
+/* A descriptor at fd, not closed on exec (fd may be src already). */
+static int
+move_fd(int src, int fd)
+{
+	if (src == fd)
+		return fcntl(fd, F_SETFD, 0);
+	return dup2(src, fd) < 0 ? -1 : 0;
+}
 
 int
-gatectl_spawn_path(
-    const char *path, const char *const argv[], pid_t *ret_pid, int *ret_fd)
+gatectl_spawn_rec(const char *path, const char *const argv[], pid_t *ret_pid,
+    int *ret_fd, int *ret_rec)
 {
 	static char *const envp[] = {NULL};
 	union {
 		const char *const *c;
 		char *const *m;
 	} av = {.c = argv};
-	int sv[2];
+	int sv[2], rv[2] = {-1, -1};
 	pid_t parent = getpid(), pid;
 
 	if (access(path, X_OK) < 0)
@@ -53,16 +63,29 @@ gatectl_spawn_path(
 		    path);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return log_errno(-errno, "socketpair: %m");
+	if (ret_rec &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rv) < 0) {
+		int r = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return log_errno(r, "socketpair: %m");
+	}
 	pid = fork();
 	if (pid < 0) {
 		int r = -errno;
 
 		close(sv[0]);
 		close(sv[1]);
+		if (rv[0] >= 0) {
+			close(rv[0]);
+			close(rv[1]);
+		}
 		return log_errno(r, "fork: %m");
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		int ctl, rec = -1;
 
 		/* Die with the session; mind a parent that is already gone. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
@@ -77,13 +100,16 @@ gatectl_spawn_path(
 		 */
 		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
 			_exit(AISB_EX_HOST);
-		if (sv[1] == 3) {
-			if (fcntl(3, F_SETFD, 0) < 0)
-				_exit(AISB_EX_HOST);
-		} else if (dup2(sv[1], 3) < 0)
+		/* Out of the way of 3 and 4 first, then into place: fd 3
+		 * the session's end, fd 4 the egress record's. */
+		ctl = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+		if (rv[1] >= 0)
+			rec = fcntl(rv[1], F_DUPFD_CLOEXEC, 10);
+		if (ctl < 0 || (rv[1] >= 0 && rec < 0) || move_fd(ctl, 3) < 0 ||
+		    (rec >= 0 && move_fd(rec, 4) < 0))
 			_exit(AISB_EX_HOST);
-		if (close_range(4, ~0U, 0) < 0)
-			for (int fd = 4; fd < 65536; fd++)
+		if (close_range(rec >= 0 ? 5 : 4, ~0U, 0) < 0)
+			for (int fd = rec >= 0 ? 5 : 4; fd < 65536; fd++)
 				close(fd);
 		execve(path, av.m, envp);
 		dprintf(2, "aisb: exec %s: %s\n", path, strerror(errno));
@@ -92,12 +118,23 @@ gatectl_spawn_path(
 	close(sv[1]);
 	*ret_pid = pid;
 	*ret_fd = sv[0];
+	if (ret_rec) {
+		close(rv[1]);
+		*ret_rec = rv[0];
+	}
 	return 0;
 }
 
 int
+gatectl_spawn_path(
+    const char *path, const char *const argv[], pid_t *ret_pid, int *ret_fd)
+{
+	return gatectl_spawn_rec(path, argv, ret_pid, ret_fd, NULL);
+}
+
+int
 gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
-    const char *session_id, pid_t *ret_pid, int *ret_fd)
+    const char *session_id, pid_t *ret_pid, int *ret_fd, int *ret_rec)
 {
 	char self[PATH_MAX], path[PATH_MAX + 64];
 	const char *argv[12];
@@ -120,7 +157,7 @@ gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
 	argv[n++] = "--hash";
 	argv[n++] = p->hash;
 	argv[n] = NULL;
-	return gatectl_spawn_path(path, argv, ret_pid, ret_fd);
+	return gatectl_spawn_rec(path, argv, ret_pid, ret_fd, ret_rec);
 }
 
 static int
@@ -259,7 +296,7 @@ gatectl_check(pid_t pid)
 }
 
 int
-gatectl_stop(pid_t pid)
+gatectl_stop(pid_t pid, void (*drain)(void *ctx, int ms), void *ctx)
 {
 	int st, r;
 
@@ -269,6 +306,9 @@ gatectl_stop(pid_t pid)
 	r = gatectl_check(pid);
 	if (r == 0)
 		(void)kill(pid, SIGTERM);
+	/* Its last records come before its exit: read them meanwhile. */
+	if (drain)
+		drain(ctx, GATECTL_DRAIN_MS);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -errno;

@@ -18,12 +18,19 @@
  * outer closes its copy after clone, init may close its copy once the
  * gate is ready.  The gate runs in its own session (setsid) until
  * SIGTERM (gatectl_stop: clean exit 0) or until aisb-shell dies
- * (PDEATHSIG SIGKILL).  0 or -errno (logged).
+ * (PDEATHSIG SIGKILL).  *ret_rec is the outer's end of a second
+ * socketpair, the gate's fd 4: its egress record (shell/sessrec.c), for
+ * the outer alone (init closes its copy).  0 or -errno (logged).
  */
 int gatectl_spawn(const struct aisb_args *a, const struct aisb_policy *p,
-    const char *session_id, pid_t *ret_pid, int *ret_fd);
+    const char *session_id, pid_t *ret_pid, int *ret_fd, int *ret_rec);
 
-/* The same with an explicit executable and argv (tests, gatedrv). */
+/*
+ * The same with an explicit executable and argv (tests, gatedrv);
+ * ret_rec NULL: no record socket (the gate keeps no record).
+ */
+int gatectl_spawn_rec(const char *path, const char *const argv[],
+    pid_t *ret_pid, int *ret_fd, int *ret_rec);
 int gatectl_spawn_path(
     const char *path, const char *const argv[], pid_t *ret_pid, int *ret_fd);
 
@@ -54,8 +61,10 @@ int gatectl_check(pid_t pid);
 /*
  * At the end of the session: SIGTERM the gate and reap it.  If it had
  * already died, that is logged (gatectl_check) and -ESRCH returned;
- * an unclean end is logged as a warning.  0 otherwise.
+ * an unclean end is logged as a warning.  0 otherwise.  drain (may be
+ * NULL) runs between the SIGTERM and the reaping, for at most its ms:
+ * the gate sends the rest of its record before it exits.
  */
-int gatectl_stop(pid_t pid);
+int gatectl_stop(pid_t pid, void (*drain)(void *ctx, int ms), void *ctx);
 
 #endif

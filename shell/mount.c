@@ -22,6 +22,7 @@
 
 #include "binds.h"
 #include "etcview.h"
+#include "aisb.h"
 #include "hide.h"
 #include "log.h"
 #include "mount.h"
@@ -316,7 +317,10 @@ mount_setup(const struct mount_opts *o)
 	        o->home_host[0] == '/' &&
 	        (r = hide_path(&c, o->home_host)) < 0) ||
 	    (r = etcview_files(&c)) < 0 || (r = binds_home(&c)) < 0 ||
-	    (r = projview_mount(&c)) < 0 || (r = binds_extra(&c)) < 0)
+	    (r = projview_mount(&c)) < 0 || (r = binds_extra(&c)) < 0 ||
+	    /* Whatever filesystem.hide says: the agent's own registry files
+	     * are written by the outer, never by the sandbox (registry.h). */
+	    (r = hide_path(&c, AISB_REGISTRY_DIR)) < 0)
 		goto out;
 	if ((r = seal_all(&c)) >= 0)
 		r = enter(&c);

@@ -12,10 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aisb.h"
 #include "gitpin.h"
 #include "log.h"
 #include "pin.h"
 #include "projview.h"
+#include "registry.h"
 #include "session.h"
 #include "util.h"
 #include "viewfs.h"
@@ -119,6 +121,13 @@ projview_mount(struct viewfs *c)
 	if (target[strspn(target, "/")] == '\0')
 		return log_errno(
 		    -SESSION_EPOLICY, "project.target must not be /");
+	/* A project that holds the session registry or lies in it would
+	 * let the agent write its own record. */
+	if (registry_exposed_by(c->o->project_fd))
+		return log_errno(-SESSION_EPOLICY,
+		    "the project would show the session registry %s inside; "
+		    "choose project.path and project.roots away from it",
+		    AISB_REGISTRY_DIR);
 	r = viewfs_mkpath(c, target, true, true, &tfd);
 	if (r < 0)
 		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,

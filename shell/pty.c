@@ -28,8 +28,10 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "notice.h"
 #include "pty.h"
 #include "session.h"
+#include "sessrec.h"
 #include "util.h"
 
 int
@@ -131,6 +133,10 @@ sync_winsize(int master)
 
 struct relay {
 	int master;
+	struct sessrec *rec; /* notices for the caller, or NULL */
+	bool notice_relayed; /* notices go in the relayed stream */
+	struct notice_track track; /* where its lines end (notice.h) */
+	ssize_t notice_at; /* in out: where notices may go, or -1 */
 	bool in_eof; /* caller's stdin done */
 	bool in_tty; /* caller's stdin is a terminal */
 	bool master_eof; /* every slave fd closed */
@@ -231,19 +237,107 @@ relay_from_master(struct relay *r)
 		r->master_eof = true;
 		return false;
 	}
+	if (r->notice_relayed && r->notice_at < 0) {
+		ssize_t at = notice_track_feed(
+		    &r->track, r->out.d + r->out.len, (size_t)n);
+
+		if (at >= 0)
+			r->notice_at = (ssize_t)r->out.len + at;
+	} else if (r->notice_relayed)
+		(void)notice_track_feed(
+		    &r->track, r->out.d + r->out.len, (size_t)n);
 	r->out.len += (size_t)n;
 	return true;
+}
+
+/*
+ * The notices waiting, written to the caller's terminal as lines of
+ * their own: the relayed stream is at a line boundary (raw mode, so
+ * "\r\n" ends them).
+ */
+static void
+put_notices(struct relay *r)
+{
+	const char *q;
+	size_t n;
+
+	while ((q = sessrec_notice(r->rec, &n)) != NULL) {
+		bool ok = !r->out_broken &&
+		    write_all(STDOUT_FILENO, "\r", 1) == 0 &&
+		    write_all(STDOUT_FILENO, q, n) == 0 &&
+		    write_all(STDOUT_FILENO, "\r\n", 2) == 0;
+
+		sessrec_notice_done(r->rec, ok);
+	}
+}
+
+/* Without the relay: to fd 2, never blocking (notice.h). */
+static void
+put_notices_stderr(struct relay *r)
+{
+	const char *q;
+	size_t n;
+	int w;
+
+	while ((q = sessrec_notice(r->rec, &n)) != NULL) {
+		w = notice_stderr(q, n);
+		if (w == 0)
+			return; /* no room now: the next tick */
+		sessrec_notice_done(r->rec, w == 1);
+	}
 }
 
 static void
 flush_out(struct relay *r)
 {
-	if (r->out.len == 0)
-		return;
-	if (!r->out_broken &&
-	    write_all(STDOUT_FILENO, r->out.d, r->out.len) < 0)
+	size_t at = r->notice_at >= 0 ? (size_t)r->notice_at : r->out.len;
+
+	if (r->out.len > 0 && !r->out_broken &&
+	    write_all(STDOUT_FILENO, r->out.d, at) < 0)
+		r->out_broken = true;
+	if (r->notice_at >= 0 && sessrec_notice(r->rec, &(size_t){0})) {
+		put_notices(r);
+		if (at < r->out.len && !r->out_broken &&
+		    write_all(STDOUT_FILENO, r->out.d + at, r->out.len - at) <
+		        0)
+			r->out_broken = true;
+	} else if (at < r->out.len && !r->out_broken &&
+	    write_all(STDOUT_FILENO, r->out.d + at, r->out.len - at) < 0)
 		r->out_broken = true;
 	r->out.len = 0;
+	r->notice_at = notice_track_ok(&r->track) ? 0 : -1;
+}
+
+/* New notices: out now if the stream is at a line boundary. */
+static void
+notices(struct relay *r)
+{
+	if (r->rec == NULL || sessrec_notice(r->rec, &(size_t){0}) == NULL)
+		return;
+	if (!r->notice_relayed)
+		put_notices_stderr(r);
+	else if (r->out.len == 0 && notice_track_ok(&r->track))
+		put_notices(r);
+}
+
+/*
+ * An administrator's aisb-shell --end: only a kill(2) by root counts
+ * (rt_sigqueueinfo lets any sender write its own uid into the siginfo;
+ * the kernel fills it for SI_USER and SI_TKILL).  The whole sandbox
+ * goes with init, as on limits.timeout.
+ */
+static bool
+end_request(struct relay *r, const struct signalfd_siginfo *si, pid_t init)
+{
+	if ((si->ssi_code != SI_USER && si->ssi_code != SI_TKILL) ||
+	    si->ssi_uid != 0)
+		return false;
+	log_record(LOG_INFO,
+	    "session ended by an administrator (uid 0, pid %u)",
+	    (unsigned)si->ssi_pid);
+	sessrec_ended_by(r->rec, 0, (pid_t)si->ssi_pid);
+	kill(init, SIGKILL);
+	return true;
 }
 
 /* After init is gone: what the inside wrote last, up to the hangup. */
@@ -263,7 +357,8 @@ drain_master(struct relay *r)
 }
 
 int
-pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
+pty_outer_wait(
+    pid_t init, int master, const struct pty_wait *w, int *ret_timed_out)
 {
 	static const int sigs[] = {
 	    SIGCHLD,
@@ -276,10 +371,11 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 	    SIGUSR2,
 	    SIGPIPE,
 	};
-	struct relay r = {.master = master};
+	struct relay r = {.master = master, .rec = w->rec, .notice_at = -1};
+	uint64_t timeout_s = w->timeout_s;
 	struct signalfd_siginfo si;
 	struct termios saved, raw;
-	struct pollfd pf[5];
+	struct pollfd pf[6];
 	struct sigaction dfl = {.sa_handler = SIG_DFL}, old_chld;
 	sigset_t set, old;
 	_cleanup_close_ int sfd = -1;
@@ -305,6 +401,7 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 	sigemptyset(&set);
 	for (i = 0; i < (int)ELEMENTSOF(sigs); i++)
 		sigaddset(&set, sigs[i]);
+	sigaddset(&set, SESSREC_SIG_END);
 	/* Without the mask a forwarded signal would kill the outer and
 	 * leave the sandbox running unwatched; without the signalfd nothing
 	 * would pass signals on: either way the sandbox is killed. */
@@ -329,7 +426,9 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 		}
 		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 		sync_winsize(master);
+		r.notice_relayed = notice_stderr_is_relayed();
 	}
+	notice_track_init(&r.track);
 
 	while (!done) {
 		p = waitpid(init, &st, WNOHANG);
@@ -341,6 +440,9 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 
 		np = 0;
 		pf[np++] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		if (sessrec_fd(r.rec) >= 0)
+			pf[np++] = (struct pollfd){
+			    .fd = sessrec_fd(r.rec), .events = POLLIN};
 		if (master >= 0) {
 			if (!r.in_eof && r.in.off + r.in.len < sizeof(r.in.d))
 				pf[np++] = (struct pollfd){
@@ -381,7 +483,12 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 		}
 		if (sfd < 0)
 			timeout = 100;
+		/* The record's writes and waiting notices: once a second. */
+		if (r.rec && (timeout < 0 || timeout > 1000))
+			timeout = 1000;
 		n = poll(pf, np, timeout);
+		sessrec_tick(r.rec);
+		notices(&r);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n <= 0)
@@ -393,7 +500,11 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 			if (pf[i].fd == sfd) {
 				while (read(sfd, &si, sizeof(si)) ==
 				    (ssize_t)sizeof(si)) {
-					if (si.ssi_signo == SIGWINCH &&
+					if ((int)si.ssi_signo ==
+					    SESSREC_SIG_END)
+						(void)end_request(
+						    &r, &si, init);
+					else if (si.ssi_signo == SIGWINCH &&
 					    master >= 0)
 						sync_winsize(master);
 					else if (si.ssi_signo == SIGHUP)
@@ -403,6 +514,9 @@ pty_outer_wait(pid_t init, int master, uint64_t timeout_s, int *ret_timed_out)
 					    si.ssi_signo != SIGWINCH)
 						kill(init, (int)si.ssi_signo);
 				}
+			} else if (pf[i].fd == sessrec_fd(r.rec)) {
+				sessrec_input(r.rec);
+				notices(&r);
 			} else if (pf[i].fd == STDIN_FILENO) {
 				relay_stdin(&r, init);
 			} else if (pf[i].fd == master) {

@@ -14,18 +14,30 @@ int pty_open(int *ret_master, int *ret_slave);
 /* Inner: setsid, slave becomes the controlling tty and fds 0, 1, 2. */
 int pty_attach(int slave);
 
+struct sessrec;
+
+/* How the outer waits for the session. */
+struct pty_wait {
+	uint64_t timeout_s; /* limits.timeout; 0: none */
+	/* the session's record (sessrec.h): the gate's socket, notices for
+	 * the caller, an administrator's --end; NULL: none */
+	struct sessrec *rec;
+};
+
 /*
  * Outer: wait for init (pid) while relaying the caller's terminal to
  * master (master < 0: no tty, just wait), propagating SIGWINCH as
  * TIOCSWINSZ, forwarding SIGTERM/SIGINT/SIGQUIT/SIGUSR1/SIGUSR2 to
- * init, and killing init after timeout_s seconds (0 = never;
- * *ret_timed_out set).  A hangup (SIGHUP, or the caller's terminal
+ * init, and killing init after w->timeout_s seconds (0 = never;
+ * *ret_timed_out set) or when root sends SESSREC_SIG_END (--end).
+ * Notices from w->rec go to the caller's stderr without breaking a line
+ * (notice.h).  A hangup (SIGHUP, or the caller's terminal
  * gone) is forwarded, and init is killed 0.5 s later if still there
  * (status 129).  The caller's terminal is put in raw mode and restored
  * on return; the master's last output is drained after init is gone.
  * Returns the status as a shell reports it (exit code or 128+N).
  */
 int pty_outer_wait(
-    pid_t init, int master, uint64_t timeout_s, int *ret_timed_out);
+    pid_t init, int master, const struct pty_wait *w, int *ret_timed_out);
 
 #endif

@@ -49,6 +49,7 @@
 #include "secret.h"
 #include "session.h"
 #include "sesslimits.h"
+#include "sessrec.h"
 #include "slog.h"
 #include "sync.h"
 #include "util.h"
@@ -68,6 +69,8 @@ struct session {
 	char **envp;
 	bool tty;
 	int gate_fd;
+	int rec_fd; /* the gate's record socket, the outer's end */
+	struct sessrec *rec;
 };
 
 /* ---- the inner (stage 10) ------------------------------------------ */
@@ -317,6 +320,10 @@ init_main(void *arg, int sync_fd)
 	int slave = -1, r;
 	pid_t inner = -1;
 
+	/* The gate's record goes to the outer alone. */
+	if (s->rec_fd >= 0)
+		close(s->rec_fd);
+	s->rec_fd = -1;
 	if ((r = stage_ids(s, sync_fd)) < 0 || (r = stage_network(s)) < 0 ||
 	    (r = stage_view(s)) < 0 || (r = stage_uts(s)) < 0 ||
 	    (r = lockdown_limit_userns()) < 0 || (r = stage_gate(s)) < 0 ||
@@ -500,6 +507,18 @@ stage_sandbox(struct session *s, struct sesslimits_state *lim, int *timed_out)
 	s->gate_fd = -1;
 	if (r < 0)
 		return r;
+	/* The registry entry, from now until the end (sessrec.h). */
+	s->rec = sessrec_start(&(struct sessrec_info){
+	    .id = s->id,
+	    .user = s->user,
+	    .uid = s->uid,
+	    .init = init,
+	    .project = s->proj.path,
+	    .form = s->form.mode,
+	    .gated = s->pol->net.mode == AISB_NET_GATED,
+	    .gate_fd = s->rec_fd,
+	});
+	s->rec_fd = -1;
 	if ((r = sesslimits_attach(lim, init)) < 0) {
 		kill(init, SIGKILL);
 		reap_failed_init(init);
@@ -515,11 +534,19 @@ stage_sandbox(struct session *s, struct sesslimits_state *lim, int *timed_out)
 	if (r < 0)
 		/* init failed and said why on stderr; or it was killed. */
 		return reap_failed_init(init);
-	status =
-	    pty_outer_wait(init, master, s->pol->limits.timeout, timed_out);
+	status = pty_outer_wait(init, master,
+	    &(struct pty_wait){
+	        .timeout_s = s->pol->limits.timeout,
+	        .rec = s->rec,
+	    },
+	    timed_out);
 	if (master >= 0)
 		close(master);
-	if (*timed_out)
+	if (sessrec_was_ended(s->rec)) {
+		log_err("an administrator ended the session (exit status %d)",
+		    SESSREC_EX_ENDED);
+		status = SESSREC_EX_ENDED;
+	} else if (*timed_out)
 		status = sesslimits_timeout_status(s->pol);
 	return status;
 }
@@ -540,7 +567,8 @@ session_run(struct session *s, const struct aisb_args *a)
 		r = sesslimits_setup(s->pol, s->id, &lim);
 	/* Stage 3: the gate. */
 	if (r >= 0 && s->pol->net.mode == AISB_NET_GATED)
-		r = gatectl_spawn(a, s->pol, s->id, &gate, &s->gate_fd);
+		r = gatectl_spawn(
+		    a, s->pol, s->id, &gate, &s->gate_fd, &s->rec_fd);
 	if (r >= 0) {
 		slog_start(&(struct slog_start){
 		    .id = s->id,
@@ -561,9 +589,14 @@ session_run(struct session *s, const struct aisb_args *a)
 		/* Stops the gate; if it had died during the session, the
 		 * session log says so (the sandbox then had no egress). */
 		if (gate > 0)
-			(void)gatectl_stop(gate);
+			(void)gatectl_stop(gate, sessrec_drain, s->rec);
 		slog_end(s->id, status, (double)(util_now_ms() - t0) / 1000.0,
-		    timed_out, oom);
+		    timed_out, oom, sessrec_was_ended(s->rec));
+		sessrec_finish(s->rec, status,
+		    sessrec_was_ended(s->rec) ? "ended"
+		        : timed_out           ? "timeout"
+		                              : "exit");
+		s->rec = NULL;
 	}
 	sesslimits_teardown(lim);
 	return status;
@@ -582,12 +615,14 @@ session_free(struct session *s)
 	policy_free(s->pol);
 	if (s->gate_fd >= 0)
 		close(s->gate_fd);
+	if (s->rec_fd >= 0)
+		close(s->rec_fd);
 }
 
 int
 session_main(const struct aisb_args *a)
 {
-	struct session s = {.gate_fd = -1};
+	struct session s = {.gate_fd = -1, .rec_fd = -1};
 	int status;
 
 	status = session_run(&s, a);

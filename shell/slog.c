@@ -57,28 +57,42 @@ printable(char *dst, size_t n, const char *src)
 }
 
 void
-slog_start(const struct slog_start *s)
+slog_peer(char *peer, size_t len)
 {
-	char proj[512];
 	const char *conn = callerenv_get("SSH_CONNECTION");
-	char peer[128] = "-", ttyb[64] = "-";
+	char tmp[128], *sp;
+
+	snprintf(peer, len, "-");
+	if (conn == NULL || *conn == '\0')
+		return;
+	/* "client_ip client_port server_ip server_port" */
+	sanitize(tmp, sizeof(tmp), conn, "0123456789abcdefABCDEF.:% ");
+	sp = strchr(tmp, ' ');
+	if (sp && (sp = strchr(sp + 1, ' ')))
+		*sp = '\0';
+	for (sp = tmp; (sp = strchr(sp, ' '));)
+		*sp = ':';
+	snprintf(peer, len, "%s", tmp);
+}
+
+void
+slog_tty(char *buf, size_t len)
+{
 	const char *tty = isatty(0) ? ttyname(0) : NULL;
 
-	if (conn && *conn) {
-		/* "client_ip client_port server_ip server_port" */
-		char tmp[128], *sp;
-
-		sanitize(tmp, sizeof(tmp), conn, "0123456789abcdefABCDEF.:% ");
-		sp = strchr(tmp, ' ');
-		if (sp && (sp = strchr(sp + 1, ' ')))
-			*sp = '\0';
-		for (sp = tmp; (sp = strchr(sp, ' '));)
-			*sp = ':';
-		snprintf(peer, sizeof(peer), "%s", tmp);
-	}
+	snprintf(buf, len, "-");
 	if (tty)
-		sanitize(ttyb, sizeof(ttyb), tty,
-		    "abcdefghijklmnopqrstuvwxyz0123456789/");
+		sanitize(
+		    buf, len, tty, "abcdefghijklmnopqrstuvwxyz0123456789/");
+}
+
+void
+slog_start(const struct slog_start *s)
+{
+	char proj[512], peer[128], ttyb[64];
+
+	slog_peer(peer, sizeof(peer));
+	slog_tty(ttyb, sizeof(ttyb));
 	printable(proj, sizeof(proj), s->project);
 	log_record(LOG_INFO,
 	    "session start id=%s user=%s uid=%u project='%s' "
@@ -88,9 +102,10 @@ slog_start(const struct slog_start *s)
 }
 
 void
-slog_end(const char *id, int status, double seconds, bool timed_out, bool oom)
+slog_end(const char *id, int status, double seconds, bool timed_out, bool oom,
+    bool ended)
 {
-	log_record(LOG_INFO, "session end id=%s status=%d duration=%.3fs%s%s",
+	log_record(LOG_INFO, "session end id=%s status=%d duration=%.3fs%s%s%s",
 	    id, status, seconds, timed_out ? " timed-out" : "",
-	    oom ? " memory-limit" : "");
+	    oom ? " memory-limit" : "", ended ? " ended-by-admin" : "");
 }

@@ -7,6 +7,7 @@
 #define AISB_SLOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #define SLOG_ID_LEN 32 /* hex digits */
@@ -23,9 +24,14 @@ struct slog_start {
 
 /* 16 random bytes as hex (getrandom).  0 or -errno. */
 int slog_new_id(char out[SLOG_ID_LEN + 1]);
-/* Logs peer (SSH_CONNECTION) and tty (ttyname of fd 0) too. */
+/* The caller's peer, "IP:PORT" from SSH_CONNECTION or "-", and its
+ * terminal (ttyname of fd 0) or "-", reduced to safe characters. */
+void slog_peer(char *buf, size_t len);
+void slog_tty(char *buf, size_t len);
+/* Logs peer and tty too. */
 void slog_start(const struct slog_start *s);
-void slog_end(
-    const char *id, int status, double seconds, bool timed_out, bool oom);
+/* ended: an administrator ended it (aisb-shell --end). */
+void slog_end(const char *id, int status, double seconds, bool timed_out,
+    bool oom, bool ended);
 
 #endif

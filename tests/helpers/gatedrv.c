@@ -3,7 +3,7 @@
  * of the sandbox (tests/gate/).
  *
  *   gatedrv --config FILE --user NAME --gate PATH [--no-seccomp]
- *           [--wrap PROG] [--nft]
+ *           [--wrap PROG] [--nft] [--records FILE]
  *
  * Loads the policy, spawns the gate with gatectl_spawn_path() (so the
  * gate stays in this netns, the "host"), then enters a new network
@@ -12,6 +12,9 @@
  * capture), creates and hands over the listening sockets with
  * gatectl_send_sockets(), prints "ready GATEPID" and waits for SIGTERM,
  * which it passes on to the gate (as the session does at its end).
+ * --records FILE: the gate gets its egress record socket (fd 4, as in
+ * a session) and every message it sends is appended to FILE, one a line
+ * (a child reads them until the gate closes the socket).
  * Clients join its netns with nsenter --net=/proc/PID/ns/net.  If the
  * gate dies, gatedrv stays (the netns stays) and says so on stderr.
  */
@@ -23,6 +26,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -56,7 +60,8 @@ lo_up(void)
 int
 main(int argc, char **argv)
 {
-	const char *config = NULL, *user = NULL, *gate = NULL, *wrap = NULL;
+	const char *config = NULL, *user = NULL, *gate = NULL, *wrap = NULL,
+	           *records = NULL;
 	bool noseccomp = false, nft = false;
 	struct policy_opts po = {0};
 	struct policy_errs errs = {0};
@@ -65,7 +70,7 @@ main(int argc, char **argv)
 	struct passwd *pw;
 	sigset_t ss;
 	pid_t pid = -1;
-	int fd = -1, n = 0, r;
+	int fd = -1, rec = -1, n = 0, r;
 	bool alive = true;
 
 	for (int i = 1; i < argc; i++) {
@@ -81,6 +86,8 @@ main(int argc, char **argv)
 			noseccomp = true;
 		else if (strcmp(argv[i], "--nft") == 0)
 			nft = true;
+		else if (strcmp(argv[i], "--records") == 0 && i + 1 < argc)
+			records = argv[++i];
 		else {
 			fprintf(stderr, "gatedrv: bad argument %s\n", argv[i]);
 			return 2;
@@ -129,8 +136,33 @@ main(int argc, char **argv)
 		perror("gatedrv: sigprocmask");
 		return 77;
 	}
-	if (gatectl_spawn_path(wrap ? wrap : gate, av, &pid, &fd) < 0)
+	if (gatectl_spawn_rec(
+	        wrap ? wrap : gate, av, &pid, &fd, records ? &rec : NULL) < 0)
 		return 77;
+	if (records) {
+		int out = open(
+		    records, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		pid_t rd;
+
+		if (out < 0) {
+			perror("gatedrv: --records");
+			return 77;
+		}
+		rd = fork();
+		if (rd == 0) {
+			char m[4096];
+			ssize_t k;
+
+			while ((k = recv(rec, m, sizeof(m) - 1, 0)) > 0) {
+				m[k] = '\n';
+				if (write(out, m, (size_t)k + 1) < 0)
+					_exit(1);
+			}
+			_exit(0);
+		}
+		close(out);
+		close(rec);
+	}
 	if (unshare(CLONE_NEWNET | (geteuid() ? CLONE_NEWUSER : 0)) < 0) {
 		perror("gatedrv: unshare");
 		return 77;

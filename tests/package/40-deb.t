@@ -138,6 +138,7 @@ for f in /usr/bin/aisb-shell /usr/libexec/aisb/aisb-shell-main /usr/libexec/aisb
 	is "$(stat -c '%U:%G %a' "$f" 2>&1)" "root:root 755" "installed: $f is root's, 0755"
 done
 is "$(stat -c '%U %a' /var/lib/aisb/home 2>&1)" "root 755" "postinst made /var/lib/aisb/home (root, 0755)"
+is "$(stat -c '%U %a' /var/lib/aisb/sessions 2>&1)" "root 1733" "postinst made the session registry /var/lib/aisb/sessions (root, 1733)"
 is "$(stat -c '%U %a' /etc/aisb/aisb.conf 2>&1)" "root 644" "/etc/aisb/aisb.conf is root's, 0644"
 
 out=$(/usr/bin/aisb-shell --doctor 2>&1)

@@ -38,12 +38,14 @@ TEST(spawn)
 	usleep(200000);
 	is_int(gatectl_check(pid), -ESRCH, "gatectl_check: it died (logged)");
 	is_int(gatectl_check(pid), -ESRCH, "... and it is not reaped by it");
-	is_int(gatectl_stop(pid), -ESRCH, "gatectl_stop reports the death");
+	is_int(gatectl_stop(pid, NULL, NULL), -ESRCH,
+	    "gatectl_stop reports the death");
 	close(fd);
 
 	is_int(gatectl_spawn_path("/bin/sleep", sleeper, &pid, &fd), 0,
 	    "spawn again");
-	is_int(gatectl_stop(pid), 0, "gatectl_stop ends a running gate");
+	is_int(gatectl_stop(pid, NULL, NULL), 0,
+	    "gatectl_stop ends a running gate");
 	close(fd);
 	is_int(gatectl_spawn_path("/nonexistent/aisb-gate", sleeper, &pid, &fd),
 	    -ENOENT,

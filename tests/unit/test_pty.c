@@ -163,7 +163,8 @@ start(struct session *s, const char *script, int tty, uint64_t timeout)
 		}
 		if (slave >= 0)
 			close(slave);
-		rc = pty_outer_wait(init, master, timeout, &to);
+		rc = pty_outer_wait(init, master,
+		    &(struct pty_wait){.timeout_s = timeout}, &to);
 		dprintf(sp[1], "%d %d\n", rc, to);
 		_exit(0);
 	}
