@@ -64,6 +64,9 @@ static const char usage[] =
     "       aisb-shell [--config FILE] [--user NAME] --check-config\n"
     "       aisb-shell [--config FILE] [--user NAME] --doctor [--jailcheck]\n"
     "       aisb-shell --jailcheck   (inside a session)\n"
+    "       aisb-shell --sessions [--json]\n"
+    "       aisb-shell --end ID|USER\n"
+    "       aisb-shell --egress ID|USER [--since T] [--json]\n"
     "       aisb-shell --version | --help\n"
     "\n"
     "  --config FILE   use FILE instead of /etc/aisb/aisb.conf (and\n"
@@ -75,6 +78,11 @@ static const char usage[] =
     "  --doctor        can this host enforce the policy?\n"
     "  --jailcheck     what does this session expose? (exit 1 if\n"
     "                  anything); with --doctor: run it as each agent\n"
+    "  --sessions      the live sessions of every agent (root)\n"
+    "  --end ID|USER   end a session as limits.timeout does (root)\n"
+    "  --egress ID|USER  what sessions reached and were refused, with\n"
+    "                  an allow line to paste (root); --since 2h, 7d,\n"
+    "                  @EPOCH or YYYY-MM-DD[ HH:MM]\n"
     "exit: 0 ok, 77 host cannot enforce, 78 policy invalid or unsafe, "
     "2 usage\n";
 

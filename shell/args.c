@@ -21,7 +21,9 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 
 		if (strncmp(o, "--", 2) != 0 || strcmp(o, "--") == 0)
 			break;
-		if (strcmp(o, "--config") == 0 || strcmp(o, "--user") == 0) {
+		if (strcmp(o, "--config") == 0 || strcmp(o, "--user") == 0 ||
+		    strcmp(o, "--end") == 0 || strcmp(o, "--egress") == 0 ||
+		    strcmp(o, "--since") == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr,
 				    "aisb-shell: %s needs an "
@@ -29,11 +31,20 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 				    o);
 				return -EINVAL;
 			}
-			if (o[2] == 'c')
+			if (strcmp(o, "--config") == 0)
 				out->config = argv[++i];
-			else
+			else if (strcmp(o, "--user") == 0)
 				out->user = argv[++i];
-		} else if (strcmp(o, "--print-policy") == 0)
+			else if (strcmp(o, "--since") == 0)
+				out->since = argv[++i];
+			else {
+				out->action =
+				    o[3] == 'n' ? ACT_END : ACT_EGRESS;
+				out->target = argv[++i];
+			}
+		} else if (strcmp(o, "--sessions") == 0)
+			out->action = ACT_SESSIONS;
+		else if (strcmp(o, "--print-policy") == 0)
 			out->action = ACT_PRINT_POLICY;
 		else if (strcmp(o, "--json") == 0)
 			out->json = true;
@@ -68,9 +79,15 @@ args_parse(int argc, char **argv, struct aisb_args *out)
 		    "--doctor\n");
 		return -EINVAL;
 	}
-	if (out->json && out->action != ACT_PRINT_POLICY) {
-		fprintf(
-		    stderr, "aisb-shell: --json goes with --print-policy\n");
+	if (out->json && out->action != ACT_PRINT_POLICY &&
+	    out->action != ACT_SESSIONS && out->action != ACT_EGRESS) {
+		fprintf(stderr,
+		    "aisb-shell: --json goes with --print-policy, --sessions "
+		    "or --egress\n");
+		return -EINVAL;
+	}
+	if (out->since && out->action != ACT_EGRESS) {
+		fprintf(stderr, "aisb-shell: --since goes with --egress\n");
 		return -EINVAL;
 	}
 	if (out->action != ACT_SESSION && i < argc) {

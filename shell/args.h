@@ -16,16 +16,21 @@ enum aisb_action {
 	ACT_CHECK_CONFIG,
 	ACT_DOCTOR,
 	ACT_JAILCHECK, /* run inside a session: what it exposes */
+	ACT_SESSIONS, /* the live sessions (root) */
+	ACT_END, /* end a session (root) */
+	ACT_EGRESS, /* what sessions reached and were refused (root) */
 	ACT_VERSION,
 	ACT_HELP,
 };
 
 struct aisb_args {
 	enum aisb_action action;
-	bool json; /* --print-policy --json */
+	bool json; /* --print-policy, --sessions, --egress: --json */
 	bool jailcheck; /* --jailcheck: alone, or with --doctor */
 	const char *config; /* --config FILE, or NULL */
 	const char *user; /* --user NAME (admin forms only; root) */
+	const char *target; /* --end ID|USER, --egress ID|USER */
+	const char *since; /* --egress --since T */
 	bool login; /* argv[0] starts with '-' */
 	const char *argv0;
 	int argc; /* the rest: the shell form */
@@ -44,6 +49,11 @@ int admin_main(const struct aisb_args *a);
 int doctor_main(const struct aisb_args *a);
 /* aisb-shell --jailcheck (shell/jailcheck.c); returns the exit status. */
 int jailcheck_main(void);
+/* --sessions and --end (shell/sessions.c); return the exit status. */
+int sessions_main(const struct aisb_args *a);
+int sessions_end_main(const struct aisb_args *a);
+/* --egress (shell/egress.c); returns the exit status. */
+int egress_main(const struct aisb_args *a);
 /* A sandboxed session (shell/session.c); returns the exit status. */
 int session_main(const struct aisb_args *a);
 

@@ -42,6 +42,15 @@ main(int argc, char **argv)
 	case ACT_JAILCHECK:
 		environ = callerenv_all();
 		return jailcheck_main();
+	case ACT_SESSIONS:
+		environ = callerenv_all();
+		return sessions_main(&a);
+	case ACT_END:
+		environ = callerenv_all();
+		return sessions_end_main(&a);
+	case ACT_EGRESS:
+		environ = callerenv_all();
+		return egress_main(&a);
 	default:
 		environ = callerenv_all();
 		return admin_main(&a);
