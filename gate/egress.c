@@ -117,7 +117,7 @@ record_name(const char *in, char out[HOST_MAX + 1])
 
 	if (in[0] && hostpat_canon(in, strlen(in), false, out, &why) == 0)
 		return;
-	for (i = 0; in[i] && i < HOST_MAX; i++) {
+	for (i = 0; i < HOST_MAX && in[i]; i++) {
 		char c =
 		    in[i] >= 'A' && in[i] <= 'Z' ? (char)(in[i] + 32) : in[i];
 

@@ -741,7 +741,7 @@ static int
 load(int dfd, const char *name, uid_t uid, struct registry_rec *out)
 {
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
+	char *buf;
 	struct stat st;
 	size_t have = 0;
 	int r;
@@ -767,6 +767,7 @@ load(int dfd, const char *name, uid_t uid, struct registry_rec *out)
 		have += (size_t)n;
 	}
 	r = registry_parse(buf, have, out);
+	free(buf);
 	if (r == 0 && (out->s.uid != uid || strcmp(out->s.id, name) != 0)) {
 		registry_rec_free(out);
 		return -EINVAL;

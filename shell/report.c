@@ -74,8 +74,8 @@ const char *
 report_size(uint64_t v, char *buf, size_t len)
 {
 	static const char unit[] = "KMGTPE";
-	double d = (double)v;
-	int u = -1;
+	double d = (double)v / 1024;
+	int u = 0;
 
 	if (v < 1024) {
 		snprintf(buf, len, "%llu", (unsigned long long)v);

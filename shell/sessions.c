@@ -99,8 +99,9 @@ read_file(const char *path, char *buf, size_t len)
 	size_t have = 0;
 	ssize_t n;
 
+	buf[0] = '\0';
 	if (fd < 0)
-		return -errno;
+		return errno > 0 ? -errno : -EIO;
 	while (have + 1 < len && (n = read(fd, buf + have, len - 1 - have)) > 0)
 		have += (size_t)n;
 	buf[have] = '\0';
@@ -146,7 +147,7 @@ environ_peer(pid_t pid, char *peer, size_t len)
 {
 	static const char *const names[] = {
 	    "SSH_CONNECTION=", "AISB_CALLER_SSH_CONNECTION="};
-	char path[64], b[65536];
+	char path[64], b[65536] = "";
 	int n;
 
 	snprintf(peer, len, "-");
