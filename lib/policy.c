@@ -273,6 +273,12 @@ apply(struct policy_parse *ps, const struct policy_keydef *kd,
 	}
 	if (IS("filesystem.root"))
 		return (p->fs.root = strdup(v)) ? 0 : -ENOMEM;
+	if (IS("filesystem.view")) {
+		p->fs.view = strcmp(v, "whole-root-unsafe") == 0
+		    ? AISB_VIEW_WHOLE_ROOT
+		    : AISB_VIEW_SYSTEM;
+		return 0;
+	}
 	if (IS("filesystem.hide"))
 		return strv_set(&p->fs.hide, vs);
 	if (IS("filesystem.readonly"))

@@ -27,6 +27,8 @@
 
 enum aisb_netmode { AISB_NET_GATED = 0, AISB_NET_NONE = 1 };
 enum aisb_enforce { AISB_ENFORCE_STRICT = 0, AISB_ENFORCE_BEST_EFFORT = 1 };
+/* filesystem.view: the system set only, or every top-level entry. */
+enum aisb_view { AISB_VIEW_SYSTEM = 0, AISB_VIEW_WHOLE_ROOT = 1 };
 
 struct aisb_strv {
 	char **v;
@@ -73,6 +75,7 @@ struct aisb_policy {
 
 	struct {
 		char *root; /* default "/" */
+		enum aisb_view view; /* default AISB_VIEW_SYSTEM */
 		struct aisb_strv hide; /* absolute paths or globs */
 		struct aisb_strv readonly;
 		struct aisb_strv readwrite;

@@ -256,7 +256,7 @@ on_error(cfg_t *cfg, const char *fmt, va_list ap)
 static cfg_opt_t project_opts[] = {
     S("path"), L("roots"), S("target"), S("readonly"), L("protect"), CFG_END()};
 static cfg_opt_t home_opts[] = {S("path"), CFG_END()};
-static cfg_opt_t fs_opts[] = {S("root"), L("hide"), L("readonly"),
+static cfg_opt_t fs_opts[] = {S("root"), S("view"), L("hide"), L("readonly"),
     L("readwrite"), S("tmp_size"), CFG_END()};
 static cfg_opt_t secret_opts[] = {S("file"), CFG_END()};
 static cfg_opt_t env_opts[] = {L("pass"), L("set"),

@@ -399,6 +399,9 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 	T(k_strv(&e, p, "project.protect", &p->project.protect));
 	T(k_str(&e, p, "home.path", p->home.tmpfs ? "tmpfs" : p->home.path));
 	T(k_str(&e, p, "filesystem.root", p->fs.root));
+	T(k_word(&e, p, "filesystem.view",
+	    p->fs.view == AISB_VIEW_WHOLE_ROOT ? "whole-root-unsafe"
+	                                       : "system"));
 	T(k_strv(&e, p, "filesystem.hide", &p->fs.hide));
 	T(k_strv(&e, p, "filesystem.readonly", &p->fs.readonly));
 	T(k_strv(&e, p, "filesystem.readwrite", &p->fs.readwrite));

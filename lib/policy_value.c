@@ -612,6 +612,13 @@ policy_value_check(struct policy_parse *ps, enum policy_kind k, const char *in,
 			return -EINVAL;
 		}
 		break;
+	case PV_VIEW:
+		if (strcmp(in, "system") != 0 &&
+		    strcmp(in, "whole-root-unsafe") != 0) {
+			*why = "must be system or whole-root-unsafe";
+			return -EINVAL;
+		}
+		break;
 	case PV_ENFORCE:
 		if (strcmp(in, "strict") != 0 &&
 		    strcmp(in, "best-effort") != 0) {

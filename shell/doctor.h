@@ -64,6 +64,11 @@ void doctor_sshd(struct doctor *d, const struct passwd *pw);
  */
 int doctor_agent_find(
     struct doctor *d, const char *user, char **names, size_t *n);
+/* doctor_view.c: every host path outside the system set that a
+ * session under p shows (the agent's name in user). */
+void doctor_view(
+    struct doctor *d, const char *user, const struct aisb_policy *p);
+
 /* Every per-agent check for pw. */
 void doctor_agent_check(struct doctor *d, const struct passwd *pw);
 

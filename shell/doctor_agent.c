@@ -1,8 +1,9 @@
 /*
  * doctor_agent.c: which agents the doctor checks, and the checks made
  * for each: the merged policy loads, the login shell, the network as
- * that policy sets it up, sshd, cron.deny/at.deny, home and project
- * (and with --jailcheck a real session's audit).  See doctor.h.
+ * that policy sets it up, sshd, cron.deny/at.deny, home and project,
+ * the host paths shown outside the system set (and with --jailcheck a
+ * real session's audit).  See doctor.h.
  *
  * The agents are the users the system policy's agents names (members
  * and primary members of each @group too), or only --user NAME.
@@ -211,6 +212,7 @@ doctor_agent_check(struct doctor *d, const struct passwd *pw)
 		if (p->project.path)
 			check_dir(d, pw, "project", p->project.path, false);
 		doctor_disk(d, pw, p);
+		doctor_view(d, pw->pw_name, p);
 	}
 	policy_free(p);
 	if (d->jailcheck)

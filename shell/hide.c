@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <stdio.h>
 #include <string.h>
@@ -127,4 +128,58 @@ int
 hide_all(struct viewfs *c)
 {
 	return hide_walk(c, hide_cb, NULL);
+}
+
+/* Is VPATH strictly below the destination of bind SPEC ("PATH" or
+ * "SRC:DST"; a glob matches VPATH's leading components)? */
+static bool
+below_bind(const char *vpath, const char *spec)
+{
+	const char *dst = strchr(spec, ':');
+	char head[4096];
+	size_t n, k;
+
+	dst = dst ? dst + 1 : spec;
+	if (viewfs_is_glob(dst)) {
+		/* As many components of vpath as dst has. */
+		for (n = 0, k = 0; dst[k]; k++)
+			n += dst[k] == '/';
+		for (k = 0; vpath[k]; k++)
+			if (vpath[k] == '/' && n-- == 0)
+				break;
+		if (vpath[k] != '/' || k >= sizeof(head))
+			return false;
+		memcpy(head, vpath, k);
+		head[k] = '\0';
+		return fnmatch(dst, head, FNM_PATHNAME | FNM_PERIOD) == 0;
+	}
+	n = strlen(dst);
+	while (n > 1 && dst[n - 1] == '/')
+		n--;
+	return strncmp(vpath, dst, n) == 0 && vpath[n] == '/' &&
+	    vpath[n + strspn(vpath + n, "/")] != '\0';
+}
+
+static int
+hide_in_binds_cb(struct viewfs *c, const char *vpath, void *arg)
+{
+	const struct aisb_policy *p = c->p;
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < p->fs.readonly.n; i++)
+		if (below_bind(vpath, p->fs.readonly.v[i]))
+			return hide_path(c, vpath);
+	for (i = 0; i < p->fs.readwrite.n; i++)
+		if (below_bind(vpath, p->fs.readwrite.v[i]))
+			return hide_path(c, vpath);
+	return 0;
+}
+
+int
+hide_in_binds(struct viewfs *c)
+{
+	if (c->p->fs.readonly.n == 0 && c->p->fs.readwrite.n == 0)
+		return 0;
+	return hide_walk(c, hide_in_binds_cb, NULL);
 }

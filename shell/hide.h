@@ -33,4 +33,9 @@ int hide_walk(struct viewfs *c,
 /* hide_path for each path of hide_walk. */
 int hide_all(struct viewfs *c);
 
+/* Once filesystem.readonly and .readwrite are bound: hide_path for each
+ * path of hide_walk that lies inside one of those binds, so that the
+ * hide list holds in what they add too. */
+int hide_in_binds(struct viewfs *c);
+
 #endif

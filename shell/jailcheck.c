@@ -43,6 +43,7 @@
 #include "args.h"
 #include "callerenv.h"
 #include "doctor.h"
+#include "mount.h"
 #include "util.h"
 
 /* Bounds of the filesystem walks: the check must end in seconds. */
@@ -301,6 +302,138 @@ check_walk(struct jc *j)
 		    j->entries, j->privileged);
 }
 
+/* Is P the directory DIR or below it? */
+static bool
+in_tree(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n > 1 && strncmp(p, dir, n) == 0 &&
+	    (p[n] == '\0' || p[n] == '/');
+}
+
+/*
+ * Is mount point MP part of what every session shows: /usr, its
+ * merged-/usr links, /etc and everything below them, the fresh /proc,
+ * /sys and /dev, /tmp and /run themselves, the home, the project?
+ */
+static bool
+system_mount(const char *mp, const char *home, const char *proj)
+{
+	char top[256];
+	size_t n = strcspn(mp + 1, "/");
+
+	if (strcmp(mp, "/") == 0 || strcmp(mp, "/tmp") == 0 ||
+	    strcmp(mp, "/run") == 0)
+		return true;
+	if (n >= sizeof(top))
+		return false;
+	memcpy(top, mp + 1, n);
+	top[n] = '\0';
+	if (mount_system_top(top) || strcmp(top, "proc") == 0 ||
+	    strcmp(top, "sys") == 0 || strcmp(top, "dev") == 0)
+		return true;
+	return (home && home[0] == '/' && in_tree(mp, home)) ||
+	    in_tree(mp, "/project") || (proj[0] && in_tree(mp, proj));
+}
+
+/* One of the view's covers (or an empty mount point): an empty
+ * directory, or an empty file of mode 0. */
+static bool
+empty_cover(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return true; /* over-mounted or gone: nothing to show */
+	if (S_ISREG(st.st_mode))
+		return st.st_size == 0 && (st.st_mode & 07777) == 0;
+	return S_ISDIR(st.st_mode) && !readable(path) &&
+	    access(path, R_OK) == 0;
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void
+unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++)
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+			    (s[3] - '0'));
+			s += 3;
+		} else
+			*o++ = *s;
+	*o = '\0';
+}
+
+/*
+ * Every mount the view shows outside the system set: what
+ * filesystem.readonly and .readwrite add, and with filesystem.view =
+ * "whole-root-unsafe" each top-level entry of the host's root beyond
+ * the system set.  The project is /project or the directory this runs
+ * from, when that is a mount point (a session starts in its project).
+ */
+static void
+check_view(struct jc *j)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	const char *home = getenv("HOME");
+	char line[8192], proj[PATH_MAX] = "", seen[64][256];
+	int before = j->found, nseen = 0, more = 0;
+
+	if (f == NULL) {
+		jc_line(j, "FOUND", "view: cannot read /proc/self/mountinfo");
+		return;
+	}
+	if (getcwd(proj, sizeof(proj)) == NULL)
+		proj[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		char *mp = NULL, *fstype = NULL, *sep, *save = NULL, *tok;
+		int field = 0, k;
+
+		sep = strstr(line, " - ");
+		if (sep == NULL)
+			continue;
+		*sep = '\0';
+		fstype = strtok_r(sep + 3, " \n", &save);
+		for (tok = strtok_r(line, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save))
+			if (++field == 5)
+				mp = tok;
+		if (mp == NULL || fstype == NULL)
+			continue;
+		unescape(mp);
+		if (system_mount(mp, home, proj) || empty_cover(mp))
+			continue;
+		for (k = 0; k < nseen && strcmp(seen[k], mp) != 0; k++)
+			;
+		if (k < nseen)
+			continue;
+		if (nseen == (int)ELEMENTSOF(seen)) {
+			more++;
+			continue;
+		}
+		snprintf(seen[nseen++], sizeof(seen[0]), "%s", mp);
+		jc_line(j, "FOUND",
+		    "view: %s is shown (%s): a host path outside the "
+		    "system set",
+		    mp, fstype);
+	}
+	fclose(f);
+	if (more)
+		jc_line(j, "FOUND",
+		    "view: %d more mounts outside the system set", more);
+	if (j->found == before)
+		jc_line(j, "ok",
+		    "view: nothing outside the system set (/usr and its "
+		    "links, /etc, the home, the project)");
+}
+
 static void
 check_abstract(struct jc *j)
 {
@@ -530,6 +663,7 @@ jailcheck_main(void)
 	check_status(&j);
 	check_files(&j);
 	check_git(&j);
+	check_view(&j);
 	check_abstract(&j);
 	check_walk(&j);
 	check_network(&j);
@@ -629,12 +763,27 @@ jailcheck_session(struct doctor *d, const struct passwd *pw)
 		    pw->pw_name);
 		return;
 	}
-	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
-		if (strstr(l, "FOUND") && n++ < 8)
+	/*
+	 * A host path outside the system set is one the policy named (or
+	 * the whole-root view): listed as a warning; every other finding
+	 * fails.
+	 */
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		bool view = strstr(l, "FOUND view: ") != NULL;
+
+		if (!strstr(l, "FOUND") || n++ >= 64)
+			continue;
+		if (view)
+			doctor_report(d, WARN, check,
+			    "make sure the agent should see it "
+			    "(filesystem.readonly, .readwrite, .view)",
+			    "%s", l);
+		else
 			doctor_report(d, FAIL, check,
 			    "tighten the policy "
 			    "(filesystem.hide, fewer binds)",
 			    "%s", l);
+	}
 	if (n == 0)
 		doctor_report(d, FAIL, check,
 		    "run aisb-shell -c 'aisb-shell "

@@ -4,7 +4,9 @@
  *
  * mount_setup owns the view (struct viewfs): it makes the skeleton (a
  * tmpfs root with the scratch directory), fills its top level from
- * filesystem.root, makes /proc, /sys, /dev and /tmp fresh, then lets
+ * filesystem.root (the system set only, or with filesystem.view =
+ * "whole-root-unsafe" every entry), makes /proc, /sys, /dev and /tmp
+ * fresh, then lets
  * the other builders add to it in a fixed order (etcview.c, hide.c,
  * binds.c, projview.c), and finally seals it (every tmpfs of ours
  * read-only but /tmp and /dev/shm) and enters it with pivot_root.
@@ -38,7 +40,31 @@ special_top(const char *name)
 	    strcmp(name, "sys") == 0 || strcmp(name, "tmp") == 0;
 }
 
-/* Each top-level entry of filesystem.root into the skeleton. */
+bool
+mount_system_top(const char *name)
+{
+	/* /usr, the links (or, without merged /usr, the directories)
+	 * that programs and the loader name, and /etc. */
+	static const char *const top[] = {
+	    "usr",
+	    "bin",
+	    "sbin",
+	    "lib",
+	    "lib32",
+	    "lib64",
+	    "libx32",
+	    "etc",
+	};
+	size_t i;
+
+	for (i = 0; i < ELEMENTSOF(top); i++)
+		if (strcmp(name, top[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The top-level entries of filesystem.root the view shows (all of them,
+ * or the system set), into the skeleton. */
 static int
 populate_root(struct viewfs *c)
 {
@@ -61,7 +87,8 @@ populate_root(struct viewfs *c)
 		int t;
 
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
-		    special_top(n))
+		    special_top(n) ||
+		    (c->p->fs.view == AISB_VIEW_SYSTEM && !mount_system_top(n)))
 			continue;
 		if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			r = log_errno(-errno, "%s/%s: %m", c->root, n);
@@ -116,6 +143,18 @@ populate_root(struct viewfs *c)
 	if (r >= 0 && errno)
 		r = log_errno(-errno, "readdir %s: %m", c->root);
 	closedir(d);
+	/*
+	 * The system set's /run and /var: directories of the skeleton
+	 * (read-only in the end), nothing of the host's runtime state or
+	 * data in them: /run empty, /var with an empty /var/tmp and the
+	 * usual /var/run link to /run.
+	 */
+	if (r >= 0 && c->p->fs.view == AISB_VIEW_SYSTEM &&
+	    (mkdirat(c->rfd, "run", 0755) < 0 ||
+	        mkdirat(c->rfd, "var", 0755) < 0 ||
+	        mkdirat(c->rfd, "var/tmp", 0755) < 0 ||
+	        symlinkat("/run", c->rfd, "var/run") < 0))
+		r = log_errno(-errno, "skeleton /run, /var: %m");
 	return r;
 }
 
@@ -318,6 +357,7 @@ mount_setup(const struct mount_opts *o)
 	        (r = hide_path(&c, o->home_host)) < 0) ||
 	    (r = etcview_files(&c)) < 0 || (r = binds_home(&c)) < 0 ||
 	    (r = projview_mount(&c)) < 0 || (r = binds_extra(&c)) < 0 ||
+	    (r = hide_in_binds(&c)) < 0 ||
 	    /* Whatever filesystem.hide says: the agent's own registry files
 	     * are written by the outer, never by the sandbox (registry.h). */
 	    (r = hide_path(&c, AISB_REGISTRY_DIR)) < 0)

@@ -3,10 +3,15 @@
  *
  * Run by init, in its new mount and user namespaces, before pivot_root.
  * The new root is a tmpfs skeleton, built in this order:
- *   - each top-level entry of filesystem.root: a directory is a
- *     recursive bind, read-only, nosuid, nodev (open_tree, mount_setattr
- *     AT_RECURSIVE, move_mount); a symlink is recreated; a file is bound
- *     read-only; proc, dev, sys and tmp are made fresh (mount.c);
+ *   - the top-level entries of filesystem.root that the view shows: with
+ *     filesystem.view = "system" (the default) only the system set
+ *     (mount_system_top: usr, bin, sbin, lib, lib32, lib64, libx32,
+ *     etc), an empty /run, and a /var holding only an empty tmp and
+ *     the link run -> /run; with "whole-root-unsafe" every entry.  A
+ *     directory is a recursive bind, read-only, nosuid, nodev
+ *     (open_tree, mount_setattr AT_RECURSIVE, move_mount); a symlink is
+ *     recreated; a file is bound read-only; proc, dev, sys and tmp are
+ *     made fresh (mount.c);
  *   - /proc (this pid namespace's, nosuid, nodev, noexec), /sys (fresh
  *     sysfs, read-only; skipped when the kernel refuses), a minimal /dev
  *     (null zero full random urandom tty bound from the host, a new
@@ -22,7 +27,8 @@
  *     filesystem.root, missing paths ignored (hide.c);
  *   - the home (binds.c), then the project with its protect paths
  *     (projview.c), then the extra binds of filesystem.readonly and
- *     filesystem.readwrite (binds.c);
+ *     filesystem.readwrite (binds.c), and the hide entries that lie
+ *     inside those binds (hide.c);
  * then every tmpfs of ours except /tmp and /dev/shm is made read-only,
  * pivot_root, and the old root is detached (mount.c).
  *
@@ -33,6 +39,7 @@
 #ifndef AISB_MOUNT_H
 #define AISB_MOUNT_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "policy.h"
@@ -45,6 +52,11 @@ struct mount_opts {
 	const char *home_host; /* passwd home on the host (never shown) */
 	const char *passwd, *group, *hosts, *hostname, *resolv;
 };
+
+/* Is the top-level NAME of filesystem.root in the system set (shown
+ * with filesystem.view = "system")?  proc, sys, dev and tmp are always
+ * fresh, and not in it. */
+bool mount_system_top(const char *name);
 
 /* Build the view and enter it.  0 or -errno (logged; -SESSION_EPOLICY
  * for a policy problem). */

@@ -41,11 +41,14 @@ out=$(r 'for d in /project "$HOME" /tmp /dev/shm; do f=$d/esc-w; echo x > $f && 
 is "$(echo "$out" | tr '\n' ' ')" "w /project w /home/$u w /tmp w /dev/shm " "inside, twin: project, home, /tmp and /dev/shm are writable"
 # Each refusal must be EROFS: this user gets EACCES for most of these on
 # the host too, and only the read-only mount is the sandbox's.
-out=$(r 'for d in / /etc /usr /var/tmp /var/lib /opt /srv /dev /run /home /sys; do
+out=$(r 'for d in / /etc /usr /var /var/tmp /dev /run /home /sys; do
 	if touch $d/esc-w 2>/tmp/err; then echo "WROTE $d"
 	elif ! grep -q "Read-only file system" /tmp/err; then echo "not EROFS: $(cat /tmp/err)"; fi
+done; for d in /opt /srv /var/lib; do
+	if mkdir $d 2>/tmp/err; then echo "MADE $d"
+	elif ! grep -q "Read-only file system" /tmp/err; then echo "not EROFS: $(cat /tmp/err)"; fi
 done; echo end')
-is "$out" "end" "inside: /, /etc, /usr, /var/tmp, /var/lib, /opt, /srv, /dev, /run, /home, /sys are read-only (EROFS)"
+is "$out" "end" "inside: /, /etc, /usr, /var, /var/tmp, /dev, /run, /home, /sys are read-only (EROFS); /opt, /srv, /var/lib cannot be made"
 
 # Hard links and the protected .git/config (a read-only bind inside the
 # writable project: the same inode, so a link would be writable).

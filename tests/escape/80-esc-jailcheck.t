@@ -1,7 +1,8 @@
 #!/bin/bash
 # aisb-shell --jailcheck, the in-session audit (shell/jailcheck.c): it
 # reports a default session clean, and it finds what a policy
-# deliberately exposes (a host socket directory bound read-only)
+# deliberately exposes (a host socket directory bound read-only;
+# every host path outside the system set, as with the whole-root view)
 # or what the session itself creates (an abstract socket).  Its twin is
 # the same check run by the same user outside any sandbox: findings.
 # Commands run inside the sandbox are single-quoted on purpose.
@@ -35,6 +36,24 @@ like "$out" "ok +seccomp: 2" "... reports seccomp"
 like "$out" "ok +network: 169.254.169.254:80 unreachable" "... the metadata address is unreachable"
 like "$out" "ok +walk: [0-9]+ entries" "... walked the filesystem"
 like "$out" "ok +git: /project/.git/config cannot be created" "... a project without a repository: .git/config cannot be created"
+like "$out" "ok +view: nothing outside the system set" "... nothing of the host outside the system set"
+
+# A top-level host directory and file nobody listed: the whole-root view
+# shows them and the check lists each; the default view has neither.
+top=/aisbtest-$$-escj
+rm -rf "$top" "$top.f"
+install -d -m 0755 "$top"
+echo canary > "$top/c"
+echo canary > "$top.f"
+at_exit "rm -rf '$top' '$top.f'"
+whole=$(sess_conf jc-whole 'filesystem { view = "whole-root-unsafe" }')
+out=$(sess "$u" "$whole" -c "cat $top/c; $jc --jailcheck; echo rc=\$?" 2>&1)
+like "$out" "^canary$" "whole-root-unsafe: the top-level directory is really shown (witness)"
+like "$out" "FOUND view: $top is shown" "whole-root-unsafe: the top-level directory is found"
+like "$out" "FOUND view: $top.f is shown" "whole-root-unsafe: the top-level file is found"
+like "$out" "^rc=1$" "... exit 1"
+out=$(sess "$u" "$conf" -c "$jc --jailcheck" 2>&1)
+unlike "$out" "$top" "default view: neither is there to find"
 
 # Twin: the same user, no sandbox.
 out=$(as "$u" "$SESS_TOP/$u/project/bin/aisb-shell" --jailcheck 2>&1; echo "rc=$?")
@@ -86,7 +105,11 @@ at_exit "rm -rf '$bin'"
 cp_shell "$bin"
 dconf=$(sess_conf jc-doctor "filesystem { readonly = {\"$bin\"} }")
 out=$("$bin/bin/aisb-shell" --config "$dconf" --doctor --jailcheck --user "$u" 2>&1)
-like "$out" "ok: jailcheck\[$u\]: a session of $u exposes nothing unexpected" "--doctor --jailcheck: the agent's session is clean"
+like "$out" "warn: jailcheck\[$u\]: jailcheck: FOUND view: $bin is shown" "--doctor --jailcheck: the bound directory is listed as a warning"
+unlike "$out" "fail: jailcheck" "... and nothing fails"
+dwhole=$(sess_conf jc-doctor-whole "filesystem { view = \"whole-root-unsafe\"  readonly = {\"$bin\"} }")
+out=$("$bin/bin/aisb-shell" --config "$dwhole" --doctor --jailcheck --user "$u" 2>&1)
+like "$out" "warn: jailcheck\[$u\]: jailcheck: FOUND view: $top is shown" "--doctor --jailcheck, whole-root-unsafe: the top-level directory is listed"
 dexp=$(sess_conf jc-doctor-exposed "filesystem { readonly = {\"$bin\", \"$rund\"} }")
 out=$("$bin/bin/aisb-shell" --config "$dexp" --doctor --jailcheck --user "$u" 2>&1)
 like "$out" "fail: jailcheck\[$u\]: jailcheck: FOUND socket: $rund/canary.sock" "--doctor --jailcheck: the exposed socket is a failure"

@@ -26,14 +26,14 @@ unlike "$(r 'cat /etc/passwd')" "$(id -un 1 2>/dev/null || echo daemon):" \
     "the generated passwd has no host accounts"
 
 is "$(r 'ls -A /home | grep -v "^tsbx2$"')" "" "/home shows nothing of the host"
-is "$(r 'ls -A /root')" "" "/root shows nothing of the host"
+is "$(r '[ -e /root ] && echo shown || echo absent')" absent "/root is not in the view"
 is "$(r 'cat ~/.ssh/authorized_keys 2>&1 >/dev/null | head -c0; ls -A ~')" "" \
     "the agent's real home (authorized_keys) is not visible"
-# One line per directory, so that an error of the session itself (or a
-# missing directory) cannot pass for an empty listing.
-is "$(r 'for d in /run /var/log /var/lib /srv /mnt; do echo "$d:[$(ls -A "$d" | tr "\n" " ")]"; done')" \
-    "$(printf '%s\n' '/run:[]' '/var/log:[]' '/var/lib:[]' '/srv:[]' '/mnt:[]')" \
-    "/run, /var/log, /var/lib, /srv, /mnt are empty"
+# One line per directory, so that an error of the session itself cannot
+# pass for an empty listing or an absent directory.
+is "$(r 'for d in /run /var/tmp /var/log /var/lib /srv /mnt; do if [ -e "$d" ]; then echo "$d:[$(ls -A "$d" | tr "\n" " ")]"; else echo "$d:absent"; fi; done')" \
+    "$(printf '%s\n' '/run:[]' '/var/tmp:[]' '/var/log:absent' '/var/lib:absent' '/srv:absent' '/mnt:absent')" \
+    "/run and /var/tmp are empty; /var/log, /var/lib, /srv, /mnt are not in the view"
 
 key=$(find /etc/ssh -maxdepth 1 -name 'ssh_host_*_key' 2>/dev/null | sort | head -1)
 if [ -n "$key" ] && [ -s "$key" ]; then

@@ -1,7 +1,8 @@
 #!/bin/bash
 # filesystem.root: an image directory instead of the host's /.  Its
 # top-level symlinks are recreated, a mount inside it comes along
-# (recursive bind), and nothing of the host's / shows.
+# (recursive bind), and nothing of the host's / shows.  The system view
+# takes the image's system set only; whole-root-unsafe all of it.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/sess.sh" sbx
 exec </dev/null
@@ -26,16 +27,19 @@ echo "nameserver 203.0.113.53" > "$img/run/systemd/resolve/stub-resolv.conf"
 ln -s ../run/systemd/resolve/stub-resolv.conf "$img/etc/resolv.conf"
 echo extra > "$img/opt/extra/file"
 conf=$(sess_conf root "filesystem { root = \"$img\" }")
+whole=$(sess_conf root-whole "filesystem { root = \"$img\"  view = \"whole-root-unsafe\" }")
 
-is "$(sess tsbx8 "$conf" -c 'cat /etc/marker /opt/extra/file')" "$(printf 'image\nextra')" \
-    "the view is the image's"
-out=$(sess tsbx8 "$conf" -c 'ls -A /')
+is "$(sess tsbx8 "$conf" -c 'cat /etc/marker; [ -e /opt ] || echo no-opt')" "$(printf 'image\nno-opt')" \
+    "the system view is the image's system set: its /etc, not its /opt"
+is "$(sess tsbx8 "$whole" -c 'cat /etc/marker /opt/extra/file')" "$(printf 'image\nextra')" \
+    "whole-root-unsafe: the view is the whole image"
+out=$(sess tsbx8 "$whole" -c 'ls -A /')
 unlike "$out" "^(work|srv|boot|root)$" "nothing of the host's / shows"
 like "$out" "^project$" "the project is there"
 is "$(sess tsbx8 "$conf" -c 'readlink /bin')" "usr/bin" "a top-level symlink is recreated"
 is "$(sess tsbx8 "$conf" -c 'bash -c "echo via-usr"')" "via-usr" \
     "programs run from the image's /usr (a mount inside the image)"
-sess tsbx8 "$conf" -c 'touch /usr/x /etc/x /opt/x' 2>/dev/null
+sess tsbx8 "$whole" -c 'touch /usr/x /etc/x /opt/x' 2>/dev/null
 ok "the image is read-only" eval '[ ! -e /usr/x ] && [ ! -e "$img/etc/x" ] && [ ! -e "$img/opt/x" ]'
 like "$(sess tsbx8 "$conf" -c 'grep tsbx8 /etc/passwd')" "^tsbx8:x:" \
     "the generated passwd covers the image's"

@@ -64,6 +64,7 @@ TEST(defaults)
 	is_str(p->home.path, "/var/lib/aisb/home/alice", "home.path default");
 	ok(!p->home.tmpfs, "home not tmpfs");
 	ok(p->fs.hide.n >= 22, "filesystem.hide default list");
+	ok(p->fs.view == AISB_VIEW_SYSTEM, "filesystem.view default system");
 	is_int(p->fs.tmp_size, 1ULL << 30, "tmp_size 1G");
 	ok(p->net.mode == AISB_NET_GATED && p->net.nallow == 0 &&
 	        p->net.ndeny == 0 && p->net.nallow_cidr == 0,
@@ -138,8 +139,9 @@ TEST(values)
 	    "}\n" /* 11 */
 	    "limits { memory = 512M cpu = \"50%\" timeout = 3600 }\n" /* 12 */
 	    "home { path = tmpfs }\n" /* 13 */
-	    "env { secret TOKEN { file = \"%h/.tok\" } }\n",
-	    &e); /* 14 */
+	    "env { secret TOKEN { file = \"%h/.tok\" } }\n" /* 14 */
+	    "filesystem { view = whole-root-unsafe }\n",
+	    &e); /* 15 */
 	ok(p != NULL, "valid config loads");
 	if (p == NULL) {
 		has_err(&e, "");
@@ -178,6 +180,7 @@ TEST(values)
 	    "secret with %%h expanded");
 	is_str(policy_origin(p, "env.secret.TOKEN.file"), "t.conf:14",
 	    "secret origin");
+	ok(p->fs.view == AISB_VIEW_WHOLE_ROOT, "view whole-root-unsafe");
 	policy_free(p);
 }
 
@@ -193,11 +196,12 @@ TEST(errors_all_reported)
 	                             "  ports = {0, 80, 65536}\n"
 	                             "  allow = {\"a.*.org\", \"10.0.0.1\"}\n"
 	                             "  allow_cidr = {10.0.0.1/8}\n"
-	                             "}\n",
+	                             "}\n"
+	                             "filesystem { view = \"/\" }\n",
 	    &e);
 
 	ok(p == NULL, "invalid config refused");
-	is_int(e.n, 8, "every error reported (8)");
+	is_int(e.n, 9, "every error reported (9)");
 	ok(has_err(&e, "t.conf:1: shell: must be an absolute path"),
 	    "relative path");
 	ok(has_err(&e,
@@ -224,6 +228,10 @@ TEST(errors_all_reported)
 	       "t.conf:9: network.allow_cidr: host bits set after "
 	       "the prefix"),
 	    "bad CIDR");
+	ok(has_err(&e,
+	       "t.conf:11: filesystem.view: must be system or "
+	       "whole-root-unsafe"),
+	    "bad view");
 	policy_errs_free(&e);
 }
 
