@@ -11,7 +11,7 @@
 # The direct baseline crosses exactly the gate's upstream leg (host netns,
 # veth, origin netns); the gated paths add the sandbox's loopback and the
 # gate.  Squid's clients use the host's loopback the same way.  Addresses:
-# 198.51.100.0/24 and 203.0.113.0/24 (internet.sh) and loopback only.
+# 198.51.100.0/24 (internet.sh) and loopback only.
 # Every process started here is killed by PID at exit (bl_cleanup).
 # shellcheck disable=SC2034 # the variables are for the sourcing scripts
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The gate against the test internet (tests/lib/internet.sh): real
-# dnsmasq as network.resolver, origins on 203.0.113.0/28 behind a veth
+# dnsmasq as network.resolver, origins on 198.51.100.16/28 behind a veth
 # pair, the session's own nftables capture (gatedrv --nft).  The sandbox
 # side is gatedrv's netns, which has only lo.
 # shellcheck source=tests/lib/tap.sh

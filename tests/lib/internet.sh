@@ -8,20 +8,23 @@
 #	curl --cacert "$INET_CA" --resolve "origin.test:443:$INET_ADDR_ORIGIN" \
 #	    https://origin.test/
 #
-# Topology (one "slot" k of 16 per internet, so several coexist):
+# Topology (one "slot" k of 8 per internet, so several coexist; b = 32k):
 #
 #   host netns                      netns aisbinet-NAME
-#   aih-NAME 198.51.100.(16k+1)/28 --veth-- aii-NAME 198.51.100.(16k+2)/28
-#   route 203.0.113.16k/28 via .2   lo: 203.0.113.(16k+1 ..) origin addresses
-#                                   dnsmasq on 198.51.100.(16k+2):53 udp+tcp
-#                                   origin servers on 16k+1 .. 16k+4:
+#   aih-NAME 198.51.100.(b+1)/28  --veth-- aii-NAME 198.51.100.(b+2)/28
+#   route 198.51.100.(b+16)/28      lo: 198.51.100.(b+17 ..) origin addresses
+#     via .(b+2)                    dnsmasq on 198.51.100.(b+2):53 udp+tcp
+#                                   origin servers on b+17 .. b+20:
 #                                     80 HTTP, 443 HTTPS (test CA), 22 and 23
 #                                     TCP banner + line echo
-#                                   16k+5: nothing listens (services that
+#                                   b+21: nothing listens (services that
 #                                     other suites add: internet_spawn)
 #
-# Slot 0 is 198.51.100.1 (host) / 198.51.100.2 (INET_DNS).  Nothing here
-# uses 192.0.2.0/24 (this machine's real network), and the netns has no
+# Slot 0 is 198.51.100.1 (host) / 198.51.100.2 (INET_DNS), its origins
+# 198.51.100.17 and up.  Everything is inside 198.51.100.0/24: nothing
+# here uses 192.0.2.0/24 (this machine's real network) or 203.0.113.0/24
+# (where package mirrors may resolve on build machines, which a route of
+# ours would shadow while an image is built), and the netns has no
 # default route: packets stay in loopback, the veth pair and the netns.
 #
 # NAME: 1-8 characters [a-z0-9], the caller's prefix (gat1, net2, ...).
@@ -32,12 +35,12 @@
 #
 # DNS names (answers of dnsmasq; TTL 0; any other name: NXDOMAIN, nothing is
 # ever forwarded):
-#	origin.test		A $INET_ADDR_ORIGIN	(16k+1)
-#	api.example.test	A $INET_ADDR_API	(16k+2)
+#	origin.test		A $INET_ADDR_ORIGIN	(b+17)
+#	api.example.test	A $INET_ADDR_API	(b+18)
 #	www.example.test	A $INET_ADDR_API
-#	other.example.test	A $INET_ADDR_OTHER	(16k+4)
-#	denied.example.test	A $INET_ADDR_DENIED	(16k+3)
-#	svc.test, git.test	A $INET_ADDR_SVC	(16k+5, see above)
+#	other.example.test	A $INET_ADDR_OTHER	(b+20)
+#	denied.example.test	A $INET_ADDR_DENIED	(b+19)
+#	svc.test, git.test	A $INET_ADDR_SVC	(b+21, see above)
 #	multi.test		A $INET_ADDR_ORIGIN, A $INET_ADDR_API
 #	rebind.test		A $INET_ADDR_ORIGIN (change it: internet_dns_set)
 #	v6.test			AAAA 2001:db8::1 (never reachable)
@@ -65,10 +68,10 @@
 #
 # Exported after internet_up NAME:
 #	INET_NAME INET_NS INET_DIR INET_SLOT
-#	INET_HOST_ADDR		host side of the veth (198.51.100.16k+1)
-#	INET_DNS		dnsmasq address (198.51.100.16k+2)
-#	INET_LINK_NET		198.51.100.16k/28
-#	INET_ORIGIN_NET		203.0.113.16k/28 (for allow_cidr)
+#	INET_HOST_ADDR		host side of the veth (198.51.100.b+1)
+#	INET_DNS		dnsmasq address (198.51.100.b+2)
+#	INET_LINK_NET		198.51.100.b/28
+#	INET_ORIGIN_NET		198.51.100.(b+16)/28 (for allow_cidr)
 #	INET_ADDR_ORIGIN INET_ADDR_API INET_ADDR_DENIED INET_ADDR_OTHER
 #	INET_ADDR_SVC		free for added services (svc.test, git.test)
 #	INET_HTTP_ADDR		= INET_ADDR_ORIGIN
@@ -92,7 +95,7 @@ _INET_RUN=/run/aisbinet
 
 # _inet_vars NAME SLOT: set the INET_* variables for that internet.
 _inet_vars() {
-	local b=$(($2 * 16))
+	local b=$(($2 * 32))
 	INET_NAME=$1
 	INET_SLOT=$2
 	INET_NS=aisbinet-$1
@@ -102,12 +105,12 @@ _inet_vars() {
 	INET_HOST_ADDR=198.51.100.$((b + 1))
 	INET_DNS=198.51.100.$((b + 2))
 	INET_LINK_NET=198.51.100.$b/28
-	INET_ORIGIN_NET=203.0.113.$b/28
-	INET_ADDR_ORIGIN=203.0.113.$((b + 1))
-	INET_ADDR_API=203.0.113.$((b + 2))
-	INET_ADDR_DENIED=203.0.113.$((b + 3))
-	INET_ADDR_OTHER=203.0.113.$((b + 4))
-	INET_ADDR_SVC=203.0.113.$((b + 5))
+	INET_ORIGIN_NET=198.51.100.$((b + 16))/28
+	INET_ADDR_ORIGIN=198.51.100.$((b + 17))
+	INET_ADDR_API=198.51.100.$((b + 18))
+	INET_ADDR_DENIED=198.51.100.$((b + 19))
+	INET_ADDR_OTHER=198.51.100.$((b + 20))
+	INET_ADDR_SVC=198.51.100.$((b + 21))
 	INET_HTTP_ADDR=$INET_ADDR_ORIGIN
 	INET_CA=$INET_DIR/ca.pem
 	INET_DNS_LOG=$INET_DIR/dnsmasq.log
@@ -181,9 +184,9 @@ _inet_slot() {
 			internet_down "$(basename "$d")"
 		fi
 	done
-	for k in $(seq 0 15); do
+	for k in $(seq 0 7); do
 		case "$used" in *" $k "*) continue ;; esac
-		ip -4 addr show to "198.51.100.$((k * 16 + 1))" | grep -q . && continue
+		ip -4 addr show to "198.51.100.$((k * 32 + 1))" | grep -q . && continue
 		mkdir -p "$_INET_RUN/$name" &&
 		    echo "$_INET_OWNER" > "$_INET_RUN/$name/owner" &&
 		    echo "$k" > "$_INET_RUN/$name/slot"
@@ -322,7 +325,7 @@ internet_git_repo() {
 internet_sshd() {
 	local name=$1 keys=$2 dir=$_INET_RUN/$1 svc i
 	[ -f "$dir/slot" ] || return 1
-	svc=203.0.113.$(($(cat "$dir/slot") * 16 + 5))
+	svc=198.51.100.$(($(cat "$dir/slot") * 32 + 21))
 	mkdir -p "$dir/ssh" && chmod 755 "$dir/ssh" &&
 	    ssh-keygen -q -t ed25519 -N '' -f "$dir/ssh/host_key" &&
 	    install -m 0644 "$keys" "$dir/ssh/authorized_keys" || return 1
@@ -537,7 +540,7 @@ EOF
 }
 
 _inet_net() {
-	local o b=$((INET_SLOT * 16))
+	local o b=$((INET_SLOT * 32 + 16))
 	ip netns add "$INET_NS" &&
 	ip link add "$INET_HOST_IF" type veth peer name "$INET_NS_IF" \
 	    netns "$INET_NS" &&
@@ -549,7 +552,7 @@ _inet_net() {
 	ip -n "$INET_NS" addr add "$INET_DNS/28" dev "$INET_NS_IF" &&
 	ip -n "$INET_NS" link set "$INET_NS_IF" up || return 1
 	for o in 1 2 3 4 5; do
-		ip -n "$INET_NS" addr add "203.0.113.$((b + o))/32" dev lo ||
+		ip -n "$INET_NS" addr add "198.51.100.$((b + o))/32" dev lo ||
 			return 1
 	done
 	ip route add "$INET_ORIGIN_NET" via "$INET_DNS" dev "$INET_HOST_IF"

@@ -23,7 +23,7 @@ echo image > "$img/etc/marker"
 # As with systemd-resolved: the link's target lives in a /run that the
 # sandbox hides.
 install -d -m 0755 "$img/run/systemd/resolve"
-echo "nameserver 203.0.113.53" > "$img/run/systemd/resolve/stub-resolv.conf"
+echo "nameserver 198.51.100.53" > "$img/run/systemd/resolve/stub-resolv.conf"
 ln -s ../run/systemd/resolve/stub-resolv.conf "$img/etc/resolv.conf"
 echo extra > "$img/opt/extra/file"
 conf=$(sess_conf root "filesystem { root = \"$img\" }")
