@@ -349,6 +349,8 @@ apply(struct policy_parse *ps, const struct policy_keydef *kd,
 		p->net.suffix_names = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 		return 0;
 	}
+	if (IS("network.ca_file"))
+		return (p->net.ca_file = strdup(v)) ? 0 : -ENOMEM;
 	if (IS("limits.memory")) {
 		p->limits.memory = u64_of(v);
 		return 0;
@@ -456,6 +458,151 @@ secrets(struct policy_parse *ps)
 	return bad ? -EINVAL : 0;
 }
 
+/* One key of a credential section: its option, the values and origins. */
+static int
+cred_key(struct policy_parse *ps, cfg_t *s, const char *title,
+    const char *opt_name, const char *sec_org, struct vals *vs)
+{
+	cfg_opt_t *o = cfg_getopt(s, opt_name);
+	struct policy_slot *sl;
+	char key[256];
+	size_t i, n;
+	int r;
+
+	memset(vs, 0, sizeof(*vs));
+	n = o ? cfg_opt_size(o) : 0;
+	snprintf(key, sizeof(key), "credential.%s.%s", title, opt_name);
+	vs->origin = policy_parse_assigned(ps, key);
+	if (vs->origin == NULL)
+		vs->origin = sec_org;
+	sl = o && n ? policy_parse_slot(ps, o) : NULL;
+	for (i = 0; i < n; i++) {
+		const char *v = cfg_opt_getnstr(o, (unsigned)i);
+		const char *org =
+		    sl && i < sl->n && sl->org[i] ? sl->org[i] : vs->origin;
+
+		if (v != NULL && (r = vals_add(vs, v, org)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * The credential NAME { file hosts header env } sections: every key is
+ * required, hosts not empty; at most POLICY_MAX_CREDS.
+ */
+static int
+credentials(struct policy_parse *ps)
+{
+	static const char *const keys[] = {"file", "hosts", "header", "env"};
+	struct aisb_policy *p = ps->p;
+	size_t n = cfg_size(ps->cfg, "credential"), i, k;
+	const char *last = NULL;
+	char key[256];
+	int r, bad = 0;
+
+	p->creds = calloc(n + 1, sizeof(*p->creds));
+	if (p->creds == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		cfg_t *s = cfg_getnsec(ps->cfg, "credential", (unsigned)i);
+		const char *title = s ? cfg_title(s) : NULL, *org, *why;
+		struct aisb_credential *c = &p->creds[p->ncreds];
+		struct vals vs[4];
+		char hname[65], fmt[257];
+		bool missing = false;
+
+		if (s == NULL || title == NULL)
+			continue;
+		snprintf(key, sizeof(key), "credential.%s", title);
+		org = policy_parse_assigned(ps, key);
+		if (org == NULL)
+			org = "?";
+		last = org;
+		if (!policy_value_cred_name(title)) {
+			policy_err(ps->errs,
+			    "%s: credential: '%s' is not a credential name "
+			    "([A-Za-z0-9][A-Za-z0-9_.-]*, at most 64)",
+			    org, title);
+			bad++;
+			continue;
+		}
+		if (p->ncreds == POLICY_MAX_CREDS) {
+			policy_err(ps->errs,
+			    "%s: credential: more than %d credentials", org,
+			    POLICY_MAX_CREDS);
+			bad++;
+			break;
+		}
+		memset(vs, 0, sizeof(vs));
+		for (k = 0; k < ELEMENTSOF(keys); k++) {
+			if ((r = cred_key(ps, s, title, keys[k], org, &vs[k])) <
+			    0)
+				goto nomem;
+			if (vs[k].n == 0) {
+				policy_err(ps->errs,
+				    "%s: %s: '%s' is required%s", vs[k].origin,
+				    key, keys[k],
+				    k == 1 ? " (at least one host)" : "");
+				missing = true;
+			}
+		}
+		if (missing) {
+			bad++;
+			for (k = 0; k < ELEMENTSOF(keys); k++)
+				vals_free(&vs[k]);
+			continue;
+		}
+		if (policy_value_credheader(
+		        vs[2].v[0], hname, fmt, &c->basic, &why) < 0) {
+			for (k = 0; k < ELEMENTSOF(keys); k++)
+				vals_free(&vs[k]);
+			return -EINVAL; /* checked when parsed */
+		}
+		c->name = strdup(title);
+		c->file = strdup(vs[0].v[0]);
+		c->header = strdup(vs[2].v[0]);
+		c->hname = strdup(hname);
+		c->format = strdup(fmt);
+		c->env = strdup(vs[3].v[0]);
+		c->src = strdup(org);
+		p->ncreds++;
+		r = hostrules(&vs[1], &c->hosts, &c->nhosts);
+		if (r == 0 &&
+		    (!c->name || !c->file || !c->header || !c->hname ||
+		        !c->format || !c->env || !c->src))
+			r = -ENOMEM;
+		if (r == 0) {
+			struct vals sv = {.origin = org};
+
+			r = prov_add(ps->prov, key, &sv, false, NULL);
+		}
+		for (k = 0; k < ELEMENTSOF(keys) && r == 0; k++) {
+			snprintf(key, sizeof(key), "credential.%s.%s", title,
+			    keys[k]);
+			r = prov_add(ps->prov, key, &vs[k], k == 1, NULL);
+		}
+		for (k = 0; k < ELEMENTSOF(keys); k++)
+			vals_free(&vs[k]);
+		if (r < 0)
+			return r;
+		continue;
+	nomem:
+		for (k = 0; k < ELEMENTSOF(keys); k++)
+			vals_free(&vs[k]);
+		return -ENOMEM;
+	}
+	{
+		struct vals vs = {0};
+
+		vs.origin = last ? last : "default";
+		if ((r = prov_add(ps->prov, "credential", &vs, false, NULL)) <
+		    0)
+			return r;
+	}
+	return bad ? -EINVAL : 0;
+}
+
 /* Checks that need more than one key. */
 static int
 cross_check(struct policy_parse *ps)
@@ -463,6 +610,35 @@ cross_check(struct policy_parse *ps)
 	struct aisb_policy *p = ps->p;
 	int bad = 0;
 
+	for (size_t i = 0; i < p->ncreds; i++) {
+		const struct aisb_credential *c = &p->creds[i];
+		char key[128];
+
+		snprintf(key, sizeof(key), "credential.%s.env", c->name);
+		if (p->net.mode != AISB_NET_GATED) {
+			policy_err(ps->errs,
+			    "%s: credential.%s: needs network.mode = "
+			    "\"gated\" (the gate adds it to requests)",
+			    c->src, c->name);
+			bad++;
+		}
+		for (size_t j = 0; j < p->env.nsecrets; j++)
+			if (strcmp(p->env.secrets[j].name, c->env) == 0) {
+				policy_err(ps->errs,
+				    "%s: %s: %s is also an env.secret",
+				    policy_origin(p, key), key, c->env);
+				bad++;
+			}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(p->creds[j].env, c->env) == 0) {
+				policy_err(ps->errs,
+				    "%s: %s: %s is also the variable of "
+				    "credential.%s",
+				    policy_origin(p, key), key, c->env,
+				    p->creds[j].name);
+				bad++;
+			}
+	}
 	if (p->net.proxy_port == 53 || p->net.proxy_port == AISB_CAPTURE_PORT) {
 		policy_err(ps->errs,
 		    "%s: network.proxy_port: %u is used by "
@@ -499,7 +675,8 @@ policy_build(struct policy_parse *ps, struct aisb_policy **ret)
 		struct vals vs;
 
 		if (kd->type == PK_SECTION || kd->type == PK_TSECTION ||
-		    strncmp(kd->key, "env.secret.", 11) == 0)
+		    strncmp(kd->key, "env.secret.", 11) == 0 ||
+		    strncmp(kd->key, "credential.", 11) == 0)
 			continue;
 		r = gather(ps, kd, &vs);
 		if (r == 0)
@@ -514,6 +691,11 @@ policy_build(struct policy_parse *ps, struct aisb_policy **ret)
 			bad++;
 	}
 	r = secrets(ps);
+	if (r == -ENOMEM)
+		goto fail;
+	if (r < 0)
+		bad++;
+	r = credentials(ps);
 	if (r == -ENOMEM)
 		goto fail;
 	if (r < 0)
@@ -746,8 +928,22 @@ policy_free(struct aisb_policy *p)
 		free(p->env.secrets[i].file);
 	}
 	free(p->env.secrets);
+	for (i = 0; p->creds && i < p->ncreds; i++) {
+		struct aisb_credential *c = &p->creds[i];
+
+		free(c->name);
+		free(c->file);
+		rules_free(c->hosts, c->nhosts);
+		free(c->header);
+		free(c->hname);
+		free(c->format);
+		free(c->env);
+		free(c->src);
+	}
+	free(p->creds);
 	rules_free(p->net.allow, p->net.nallow);
 	rules_free(p->net.deny, p->net.ndeny);
+	free(p->net.ca_file);
 	free(p->net.allow_cidr);
 	free(p->net.ports);
 	free(p->net.resolver);

@@ -54,6 +54,32 @@ struct aisb_secret {
 	char *file; /* absolute path, %u/%h expanded */
 };
 
+/* Bounds of the credential sections (aisb.conf(5), credential). */
+#define POLICY_MAX_CREDS 16 /* credential sections */
+#define POLICY_CRED_MAX 4096 /* bytes of one credential's value */
+#define POLICY_CRED_PORT 443 /* hosts entries that name no port */
+
+/*
+ * One credential NAME { ... } section: a value the gate adds to
+ * requests bound for hosts, in header; inside, env holds a placeholder.
+ */
+struct aisb_credential {
+	char *name; /* the section's title */
+	char *file; /* absolute path, %u/%h expanded */
+	struct aisb_hostrule *hosts; /* nports == 0: POLICY_CRED_PORT */
+	size_t nhosts;
+	char *header; /* canonical: "NAME" or "NAME: FORMAT" */
+	char *hname; /* the header's name, as written */
+	/*
+	 * The header's value with one "%s" for the credential: "%s" for a
+	 * bare header; basic: the text after "Basic ", sent base64-encoded.
+	 */
+	char *format;
+	bool basic;
+	char *env; /* the variable that holds the placeholder inside */
+	char *src; /* "FILE:LINE" of the section */
+};
+
 struct aisb_policy {
 	char *user; /* the user the policy was merged for */
 	char *shell; /* inner shell; SHELL inside */
@@ -106,6 +132,8 @@ struct aisb_policy {
 		/* distinct names a session may use below each "*." allow
 		 * entry (0 = no bound) */
 		uint32_t suffix_names;
+		/* "" or a root-owned PEM bundle the gate also trusts */
+		char *ca_file;
 		/*
 		 * Added by the policy part: network.resolver parsed.
 		 * resolver_family is 0 when resolver is "" (host
@@ -117,6 +145,9 @@ struct aisb_policy {
 		uint8_t resolver_addr[16];
 		uint16_t resolver_port;
 	} net;
+
+	struct aisb_credential *creds;
+	size_t ncreds;
 
 	struct {
 		uint64_t memory; /* bytes, 0 = no limit */
@@ -184,6 +215,18 @@ const char *policy_origin(const struct aisb_policy *p, const char *key);
  * json: one JSON object (see aisb-shell(8)).
  */
 int policy_print(const struct aisb_policy *p, int fd, bool json);
+
+/*
+ * Open a file the policy names and that must be as safe as the policy
+ * itself (a credential, network.ca_file): the trust checks of
+ * policy_load (every directory from / down and the file owned by root
+ * and not writable by group or other, no symlink, a regular file), on
+ * the opened fd.  *ret_fd is O_RDONLY|O_CLOEXEC; the caller reads (and
+ * checks what else it needs on the fd).  0 or -errno, with the reason in
+ * errs as "PATH: text".
+ */
+int policy_open_trusted(
+    const char *path, int *ret_fd, struct policy_errs *errs);
 
 /* Every key the parser knows, dotted, NULL-terminated (for doc tests). */
 extern const char *const policy_keys[];

@@ -39,7 +39,9 @@ int policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 
 /*
  * The keys (policy_key.c): the table of every key aisb.conf(5) knows.
- * PK_TSECTION is a titled section (env.secret NAME { ... }).
+ * PK_TSECTION is a titled section (env.secret NAME { ... },
+ * credential NAME { ... }); the keys inside it are listed without the
+ * title ("credential.file").
  */
 enum { PK_SCALAR, PK_LIST, PK_SECTION, PK_TSECTION };
 
@@ -71,6 +73,9 @@ enum policy_kind {
 	PV_VIEW, /* "system" or "whole-root-unsafe" */
 	PV_RESOLVER, /* "", ADDR, ADDR:PORT or [V6]:PORT */
 	PV_SERVICE, /* PAM service name */
+	PV_OPTPATH, /* "" or an absolute path */
+	PV_ENVNAME, /* an environment name, no glob */
+	PV_CREDHEADER, /* "Name" or "Name: FORMAT" with one %s */
 };
 
 struct policy_keydef {
@@ -178,6 +183,16 @@ int policy_value_resolver(const char *in, int *family, uint8_t addr[16],
     uint16_t *port, char *canon, size_t clen, const char **why);
 /* [A-Za-z_][A-Za-z0-9_]*, with * and ? when glob. */
 bool policy_value_env_name(const char *s, bool glob);
+/*
+ * A credential's header (canonical text): its name (at most 64 token
+ * characters, into name[65]) and the value's format (with one "%s",
+ * into fmt[257]); basic: "Name: Basic FORMAT", the format's text sent
+ * base64-encoded.  A bare "Name" is the format "%s".
+ */
+int policy_value_credheader(
+    const char *in, char *name, char *fmt, bool *basic, const char **why);
+/* A credential's title: [A-Za-z0-9][A-Za-z0-9_.-]{0,63}. */
+bool policy_value_cred_name(const char *s);
 
 /*
  * Parse a buffer as the only config file, no trust checks: the fuzz

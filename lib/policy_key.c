@@ -77,6 +77,11 @@ const struct policy_keydef policy_key_table[] = {
     {"env.set", PK_LIST, PV_ENVSET, NULL, def_set},
     {"env.secret", PK_TSECTION, PV_NONE, NULL, NULL},
     {"env.secret.file", PK_SCALAR, PV_PATHX, NULL, NULL},
+    {"credential", PK_TSECTION, PV_NONE, NULL, NULL},
+    {"credential.file", PK_SCALAR, PV_PATHX, NULL, NULL},
+    {"credential.hosts", PK_LIST, PV_HOSTRULE, NULL, NULL},
+    {"credential.header", PK_SCALAR, PV_CREDHEADER, NULL, NULL},
+    {"credential.env", PK_SCALAR, PV_ENVNAME, NULL, NULL},
     {"network", PK_SECTION, PV_NONE, NULL, NULL},
     {"network.mode", PK_SCALAR, PV_NETMODE, "gated", NULL},
     {"network.allow", PK_LIST, PV_HOSTRULE, NULL, def_none},
@@ -88,6 +93,7 @@ const struct policy_keydef policy_key_table[] = {
     {"network.proxy_port", PK_SCALAR, PV_PORT, "3128", NULL},
     {"network.suffix_names", PK_SCALAR, PV_COUNT, "64", NULL},
     {"network.notices", PK_SCALAR, PV_BOOL, "true", NULL},
+    {"network.ca_file", PK_SCALAR, PV_OPTPATH, "", NULL},
     {"limits", PK_SECTION, PV_NONE, NULL, NULL},
     {"limits.memory", PK_SCALAR, PV_SIZE, "4G", NULL},
     {"limits.pids", PK_SCALAR, PV_PIDS, "1024", NULL},
@@ -120,6 +126,11 @@ const char *const policy_keys[] = {
     "env.set",
     "env.secret",
     "env.secret.file",
+    "credential",
+    "credential.file",
+    "credential.hosts",
+    "credential.header",
+    "credential.env",
     "network.mode",
     "network.allow",
     "network.deny",
@@ -130,6 +141,7 @@ const char *const policy_keys[] = {
     "network.proxy_port",
     "network.suffix_names",
     "network.notices",
+    "network.ca_file",
     "limits.memory",
     "limits.pids",
     "limits.cpu",
@@ -143,6 +155,9 @@ const char *const policy_keys[] = {
 
 const size_t policy_key_count = ELEMENTSOF(policy_key_table);
 
+/* The titled sections, whose keys carry a title: "env.secret.NAME.file". */
+static const char *const titled[] = {"env.secret.", "credential."};
+
 /* "env.secret.NAME.file" -> "env.secret.file" */
 const struct policy_keydef *
 policy_key_find(const char *dotted)
@@ -151,13 +166,19 @@ policy_key_find(const char *dotted)
 	const char *k = dotted;
 	size_t i;
 
-	if (strncmp(dotted, "env.secret.", 11) == 0) {
-		const char *last = strrchr(dotted + 11, '.');
+	for (i = 0; i < ELEMENTSOF(titled); i++) {
+		size_t n = strlen(titled[i]);
+		const char *last;
 
+		if (strncmp(dotted, titled[i], n) != 0)
+			continue;
+		last = strrchr(dotted + n, '.');
 		if (last == NULL)
 			return NULL;
-		snprintf(buf, sizeof(buf), "env.secret%s", last);
+		snprintf(
+		    buf, sizeof(buf), "%.*s%s", (int)(n - 1), dotted, last);
 		k = buf;
+		break;
 	}
 	for (i = 0; i < policy_key_count; i++)
 		if (strcmp(policy_key_table[i].key, k) == 0)

@@ -18,8 +18,8 @@
  * Merging: the user file is parsed into the same cfg_t after the system
  * file.  libconfuse then does what aisb.conf(5) promises: a scalar
  * overrides, "key = {...}" replaces a list, "key += {...}" appends, a
- * section is merged key by key.  A secret name defined twice (also
- * across the two files) is an error (CFGF_NO_TITLE_DUPES).
+ * section is merged key by key.  A secret or credential name defined
+ * twice (also across the two files) is an error (CFGF_NO_TITLE_DUPES).
  *
  * All options are declared as libconfuse strings: the types (sizes,
  * ports, booleans, ...) are ours, checked by our callbacks, so a wrong
@@ -156,6 +156,9 @@ dotted(const cfg_t *cfg, const cfg_opt_t *opt, char *buf, size_t len)
 	else if (strcmp(cfg->name, "secret") == 0)
 		snprintf(buf, len, "env.secret.%s.%s",
 		    cfg->title ? cfg->title : "?", opt->name);
+	else if (strcmp(cfg->name, "credential") == 0)
+		snprintf(buf, len, "credential.%s.%s",
+		    cfg->title ? cfg->title : "?", opt->name);
 	else
 		snprintf(buf, len, "%s.%s", cfg->name, opt->name);
 }
@@ -238,9 +241,15 @@ on_error(cfg_t *cfg, const char *fmt, va_list ap)
 	if (sscanf(msg, "no such option '%255[^']'", arg) == 1)
 		policy_err(ps->errs, "%s:%d: %s%s%s: unknown key", ps->fname,
 		    cfg->line, sec ? sec : "", sec ? "." : "", arg);
-	else if (sscanf(msg, "found duplicate title '%255[^']'", arg) == 1)
+	else if (sscanf(msg, "found duplicate title '%255[^']'", arg) == 1 &&
+	    sec != NULL && strcmp(sec, "env") == 0)
 		policy_err(ps->errs,
 		    "%s:%d: env.secret.%s: secret defined "
+		    "twice",
+		    ps->fname, cfg->line, arg);
+	else if (sscanf(msg, "found duplicate title '%255[^']'", arg) == 1)
+		policy_err(ps->errs,
+		    "%s:%d: credential.%s: credential defined "
 		    "twice",
 		    ps->fname, cfg->line, arg);
 	else
@@ -265,7 +274,9 @@ static cfg_opt_t env_opts[] = {L("pass"), L("set"),
     CFG_END()};
 static cfg_opt_t net_opts[] = {S("mode"), L("allow"), L("deny"),
     L("allow_cidr"), L("ports"), S("transparent"), S("resolver"),
-    S("proxy_port"), S("suffix_names"), S("notices"), CFG_END()};
+    S("proxy_port"), S("suffix_names"), S("notices"), S("ca_file"), CFG_END()};
+static cfg_opt_t cred_opts[] = {
+    S("file"), L("hosts"), S("header"), S("env"), CFG_END()};
 static cfg_opt_t limits_opts[] = {S("memory"), S("pids"), S("cpu"), S("nofile"),
     S("fsize"), S("timeout"), S("enforce"), CFG_END()};
 static cfg_opt_t pam_opts[] = {L("services"), CFG_END()};
@@ -275,6 +286,8 @@ static cfg_opt_t root_opts[] = {S("shell"), S("hostname"), L("agents"),
     CFG_SEC("filesystem", fs_opts, CFGF_NONE),
     CFG_SEC("env", env_opts, CFGF_NONE),
     CFG_SEC("network", net_opts, CFGF_NONE),
+    CFG_SEC(
+        "credential", cred_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
     CFG_SEC("limits", limits_opts, CFGF_NONE),
     CFG_SEC("pam", pam_opts, CFGF_NONE), CFG_END()};
 

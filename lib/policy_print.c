@@ -357,6 +357,109 @@ k_secrets(struct em *e, const struct aisb_policy *p)
 	return 0;
 }
 
+/* A host rule list as aisb.conf writes it, into the current value. */
+static void
+v_rules(struct em *e, const struct aisb_hostrule *h, size_t n)
+{
+	size_t i, j;
+
+	l_begin(e);
+	for (i = 0; i < n; i++) {
+		char buf[HOST_MAX + 32 * 6 + 2];
+		size_t o;
+
+		o = (size_t)snprintf(buf, sizeof(buf), "%s", h[i].host);
+		for (j = 0; j < h[i].nports && o < sizeof(buf); j++)
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%c%u",
+			    j ? ',' : ':', (unsigned)h[i].ports[j]);
+		l_sep(e);
+		qstr(e->vf, buf, e->mode != 0);
+	}
+	l_end(e);
+}
+
+/*
+ * Credentials: human form one line per key ("credential.NAME.file =
+ * ..."), JSON one key "credential" whose value maps NAME to an object
+ * of its keys and whose "origins" maps NAME to where its section began.
+ * Only the file is shown, never a value.
+ */
+static int
+k_creds(struct em *e, const struct aisb_policy *p)
+{
+	char key[300];
+	size_t i;
+	int r;
+
+	if (e->mode == 0) {
+		if (p->ncreds == 0)
+			return k_word(e, p, "credential", "(none)");
+		for (i = 0; i < p->ncreds; i++) {
+			const struct aisb_credential *c = &p->creds[i];
+
+			snprintf(
+			    key, sizeof(key), "credential.%s.file", c->name);
+			if ((r = k_str(e, p, key, c->file)) < 0)
+				return r;
+			snprintf(
+			    key, sizeof(key), "credential.%s.hosts", c->name);
+			if ((r = k_rules(e, p, key, c->hosts, c->nhosts)) < 0)
+				return r;
+			snprintf(
+			    key, sizeof(key), "credential.%s.header", c->name);
+			if ((r = k_str(e, p, key, c->header)) < 0)
+				return r;
+			snprintf(
+			    key, sizeof(key), "credential.%s.env", c->name);
+			if ((r = k_str(e, p, key, c->env)) < 0)
+				return r;
+		}
+		return 0;
+	}
+	{
+		char *extra = NULL;
+		size_t elen = 0;
+		FILE *xf = open_memstream(&extra, &elen);
+
+		if (xf == NULL || begin(e) < 0) {
+			if (xf)
+				fclose(xf);
+			free(extra);
+			return -ENOMEM;
+		}
+		fputc('{', e->vf);
+		fputs(", \"origins\": {", xf);
+		for (i = 0; i < p->ncreds; i++) {
+			const struct aisb_credential *c = &p->creds[i];
+			const char *o;
+
+			snprintf(key, sizeof(key), "credential.%s", c->name);
+			o = policy_origin(p, key);
+			fputs(i ? ", " : "", e->vf);
+			qstr(e->vf, c->name, true);
+			fputs(": {\"file\": ", e->vf);
+			qstr(e->vf, c->file, true);
+			fputs(", \"hosts\": ", e->vf);
+			v_rules(e, c->hosts, c->nhosts);
+			fputs(", \"header\": ", e->vf);
+			qstr(e->vf, c->header, true);
+			fputs(", \"env\": ", e->vf);
+			qstr(e->vf, c->env, true);
+			fputc('}', e->vf);
+			fputs(i ? ", " : "", xf);
+			qstr(xf, c->name, true);
+			fputs(": ", xf);
+			qstr(xf, o ? o : "default", true);
+		}
+		fputc('}', e->vf);
+		fputc('}', xf);
+		fclose(xf);
+		end(e, "credential", p, extra);
+		free(extra);
+	}
+	return 0;
+}
+
 int
 policy_write(const struct aisb_policy *p, FILE *f, int mode)
 {
@@ -421,6 +524,8 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 	T(k_num(&e, p, "network.proxy_port", p->net.proxy_port, NULL));
 	T(k_num(&e, p, "network.suffix_names", p->net.suffix_names, NULL));
 	T(k_bool(&e, p, "network.notices", p->net.notices));
+	T(k_str(&e, p, "network.ca_file", p->net.ca_file));
+	T(k_creds(&e, p));
 	T(k_size(&e, p, "limits.memory", p->limits.memory));
 	T(k_num(&e, p, "limits.pids", p->limits.pids, NULL));
 	snprintf(cpu, sizeof(cpu), "%u%%", p->limits.cpu);

@@ -131,9 +131,15 @@ read_bounded(
 	return 0;
 }
 
-int
-policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
-    char **buf, size_t *len, struct policy_errs *errs)
+/*
+ * Open path after the checks (see policy_trust_read): *ret_fd and its
+ * stat *ret_st.  what names the file in messages ("policy file").  0, -ENOENT
+ * when missing and missing_ok (nothing recorded), or -errno with the reason in
+ * errs.
+ */
+static int
+trust_open(const char *path, const char *what, uid_t trusted_uid,
+    bool missing_ok, int *ret_fd, struct stat *ret_st, struct policy_errs *errs)
 {
 	_cleanup_close_ int dfd = -1, fd = -1;
 	char comp[NAME_MAX + 1], sofar[PATH_MAX];
@@ -142,11 +148,9 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 	size_t n;
 	int r;
 
-	*buf = NULL;
-	*len = 0;
 	if (path == NULL || path[0] != '/' || strlen(path) >= PATH_MAX) {
-		policy_err(errs, "%s: the policy file must be an absolute path",
-		    path ? path : "(null)");
+		policy_err(errs, "%s: the %s must be an absolute path",
+		    path ? path : "(null)", what);
 		return -EINVAL;
 	}
 	dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -173,8 +177,8 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 		if (strcmp(comp, "..") == 0 || strcmp(comp, ".") == 0) {
 			policy_err(errs,
 			    "%s: '.' and '..' are not allowed in "
-			    "the policy path",
-			    path);
+			    "the path of the %s",
+			    path, what);
 			return -EINVAL;
 		}
 		/* "a/b/" : the rest is only slashes, comp is the last. */
@@ -223,10 +227,8 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 		if (errno == ENOENT && missing_ok)
 			return -ENOENT;
 		if (errno == ELOOP)
-			policy_err(errs,
-			    "%s: unsafe: the policy file is a "
-			    "symlink",
-			    path);
+			policy_err(errs, "%s: unsafe: the %s is a symlink",
+			    path, what);
 		else
 			policy_err(
 			    errs, "%s: cannot open: %s", path, strerror(errno));
@@ -243,6 +245,36 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 	}
 	if ((r = check_node(path, "the file", &st, trusted_uid, errs)) < 0)
 		return r;
+	/* Back to blocking reads for a regular file. */
+	(void)fcntl(fd, F_SETFL, 0);
+	*ret_st = st;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int
+policy_open_trusted(const char *path, int *ret_fd, struct policy_errs *errs)
+{
+	struct stat st;
+
+	*ret_fd = -1;
+	return trust_open(path, "file", (uid_t)-1, false, ret_fd, &st, errs);
+}
+
+int
+policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
+    char **buf, size_t *len, struct policy_errs *errs)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r;
+
+	*buf = NULL;
+	*len = 0;
+	r = trust_open(
+	    path, "policy file", trusted_uid, missing_ok, &fd, &st, errs);
+	if (r < 0)
+		return r;
 	if (st.st_size > POLICY_MAX_FILE) {
 		policy_err(errs,
 		    "%s: larger than %d bytes (%lld): not a policy "
@@ -250,7 +282,5 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
 		    path, POLICY_MAX_FILE, (long long)st.st_size);
 		return -EFBIG;
 	}
-	/* Back to blocking reads for a regular file. */
-	(void)fcntl(fd, F_SETFL, 0);
 	return read_bounded(fd, path, buf, len, errs);
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cidr.h"
 #include "hostpat.h"
@@ -278,6 +279,86 @@ policy_value_env_name(const char *s, bool glob)
 		        (glob && (*s == '*' || *s == '?'))))
 			return false;
 	return true;
+}
+
+bool
+policy_value_cred_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 64 || !isalnum((unsigned char)s[0]))
+		return false;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '-' ||
+		        *s == '.'))
+			return false;
+	return true;
+}
+
+/* RFC 9110 token characters (a header's name). */
+static bool
+is_tchar(char c)
+{
+	return isalnum((unsigned char)c) ||
+	    (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+int
+policy_value_credheader(
+    const char *in, char *name, char *fmt, bool *basic, const char **why)
+{
+	const char *colon = strchr(in, ':'), *v, *pct;
+	size_t nl = colon ? (size_t)(colon - in) : strlen(in), i;
+
+	*basic = false;
+	if (nl == 0 || nl > 64) {
+		*why = "not a header name (1-64 token characters), or "
+		       "\"Name: FORMAT\" with one %s";
+		return -EINVAL;
+	}
+	for (i = 0; i < nl; i++)
+		if (!is_tchar(in[i])) {
+			*why = "not a header name (token characters such as "
+			       "letters, digits and '-')";
+			return -EINVAL;
+		}
+	memcpy(name, in, nl);
+	name[nl] = '\0';
+	if (colon == NULL) {
+		strcpy(fmt, "%s");
+		return 0;
+	}
+	v = colon + 1;
+	while (*v == ' ')
+		v++;
+	if (strncasecmp(v, "Basic ", 6) == 0) {
+		*basic = true;
+		v += 6;
+		while (*v == ' ')
+			v++;
+	}
+	pct = strchr(v, '%');
+	if (pct == NULL || pct[1] != 's' || strchr(pct + 2, '%') != NULL) {
+		*why = "the header's format needs exactly one %s (and no "
+		       "other %), e.g. \"Authorization: Bearer %s\"";
+		return -EINVAL;
+	}
+	if (strlen(v) > 256) {
+		*why = "the header's format is longer than 256 bytes";
+		return -EINVAL;
+	}
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e) {
+			*why = "the header's format may hold printable ASCII "
+			       "only";
+			return -EINVAL;
+		}
+	if (v[strlen(v) - 1] == ' ') {
+		*why = "the header's format ends with a space";
+		return -EINVAL;
+	}
+	strcpy(fmt, v);
+	return 0;
 }
 
 static bool
@@ -577,6 +658,29 @@ policy_value_check(struct policy_parse *ps, enum policy_kind k, const char *in,
 		if (cidr_parse(in, &c, why) < 0)
 			return -EINVAL;
 		cidr_format(&c, buf, sizeof(buf));
+		return (*out = strdup(buf)) ? 0 : -ENOMEM;
+	}
+	case PV_OPTPATH:
+		if (*in == '\0')
+			break;
+		return check_path(in, false, false, out, why);
+	case PV_ENVNAME:
+		if (!policy_value_env_name(in, false)) {
+			*why =
+			    "not an environment name ([A-Za-z_][A-Za-z0-9_]*)";
+			return -EINVAL;
+		}
+		break;
+	case PV_CREDHEADER: {
+		char name[65], fmt[257];
+
+		if (policy_value_credheader(in, name, fmt, &b, why) < 0)
+			return -EINVAL;
+		if (strcmp(fmt, "%s") == 0 && !b)
+			snprintf(buf, sizeof(buf), "%s", name);
+		else
+			snprintf(buf, sizeof(buf), "%s: %s%s", name,
+			    b ? "Basic " : "", fmt);
 		return (*out = strdup(buf)) ? 0 : -ENOMEM;
 	}
 	case PV_ENVGLOB:

@@ -76,7 +76,7 @@ defaults=$("$AISB_SHELL" --config "$f" --print-policy --json | python3 -c '
 import json, sys
 keys = json.load(sys.stdin)["keys"]
 print(" ".join(k for k, v in sorted(keys.items())
-               if v["origin"] == "default" and k != "env.secret"))')
+               if v["origin"] == "default" and k not in ("env.secret", "credential")))')
 is "$defaults" "" "etc/aisb/aisb.conf sets every key (none left at default)"
 net=$("$AISB_SHELL" --config "$f" --print-policy --json | python3 -c '
 import json, sys

@@ -93,7 +93,8 @@ TEST(defaults)
 	is_int(strlen(p->hash), 64, "hash is sha256 hex");
 	for (size_t i = 0; policy_keys[i]; i++)
 		if (!ok(policy_origin(p, policy_keys[i]) != NULL ||
-		            strcmp(policy_keys[i], "env.secret.file") == 0,
+		            strcmp(policy_keys[i], "env.secret.file") == 0 ||
+		            strncmp(policy_keys[i], "credential.", 11) == 0,
 		        "key %s has an origin", policy_keys[i]))
 			break;
 	policy_free(p);
@@ -538,6 +539,98 @@ TEST(users_dir)
 	ok(rmdir(top) == 0, "test directory removed");
 }
 
+TEST(credentials)
+{
+	struct policy_errs e;
+	struct aisb_policy *p = load(
+	    "network { ca_file = \"/etc/aisb/ca.pem\" }\n"
+	    "credential anthropic {\n"
+	    "  file = \"/etc/aisb/secrets/%u/anthropic\"\n"
+	    "  hosts = {\"api.anthropic.com\", \"*.example.org:443,8443\"}\n"
+	    "  header = \"x-api-key\"\n"
+	    "  env = \"ANTHROPIC_API_KEY\"\n"
+	    "}\n"
+	    "credential gh {\n"
+	    "  file = \"/etc/aisb/secrets/%u/gh\"\n"
+	    "  hosts = {\"github.com\"}\n"
+	    "  header = \"authorization:basic  x-access-token:%s\"\n"
+	    "  env = \"GH_TOKEN\"\n"
+	    "}\n"
+	    "credential bearer {\n"
+	    "  file = \"/f\"  hosts = {\"api.openai.com\"}\n"
+	    "  header = \"Authorization: Bearer %s\"  env = "
+	    "\"OPENAI_API_KEY\"\n"
+	    "}\n",
+	    &e);
+	const struct aisb_credential *c;
+
+	ok(p != NULL && e.n == 0, "three credentials parse");
+	if (p == NULL)
+		return;
+	is_str(p->net.ca_file, "/etc/aisb/ca.pem", "network.ca_file");
+	ok(p->ncreds == 3, "ncreds");
+	c = &p->creds[0];
+	is_str(c->name, "anthropic", "name from the title");
+	is_str(c->file, "/etc/aisb/secrets/alice/anthropic", "%%u expanded");
+	ok(c->nhosts == 2 &&
+	        strcmp(c->hosts[0].host, "api.anthropic.com") == 0 &&
+	        c->hosts[0].nports == 0 && c->hosts[1].nports == 2 &&
+	        c->hosts[1].ports[1] == 8443,
+	    "hosts with and without ports");
+	ok(strcmp(c->hname, "x-api-key") == 0 && strcmp(c->format, "%s") == 0 &&
+	        !c->basic,
+	    "a bare header is the value itself");
+	is_str(c->env, "ANTHROPIC_API_KEY", "env");
+	is_str(policy_origin(p, "credential.anthropic.hosts"), "t.conf:4",
+	    "origin of hosts");
+	is_str(policy_origin(p, "credential.anthropic"), "t.conf:2",
+	    "origin of the section");
+	c = &p->creds[1];
+	ok(c->basic && strcmp(c->hname, "authorization") == 0 &&
+	        strcmp(c->format, "x-access-token:%s") == 0,
+	    "Basic: the user:%%s part is what is encoded");
+	is_str(c->header, "authorization: Basic x-access-token:%s",
+	    "canonical header text");
+	c = &p->creds[2];
+	ok(!c->basic && strcmp(c->format, "Bearer %s") == 0, "Bearer %%s");
+	policy_free(p);
+
+	p = load("credential a { file = \"/f\" hosts = {\"h.test\"} "
+	         "header = \"h: %s\" env = \"A\" }\n",
+	    &e);
+	ok(p != NULL && strcmp(p->creds[0].header, "h") == 0,
+	    "\"Name: %%s\" is the bare header");
+	policy_free(p);
+	policy_errs_free(&e);
+	p = load("credential a { file = \"/f\" hosts = {\"h.test\"} "
+	         "header = \"h: %d\" env = \"A\" }\n",
+	    &e);
+	ok(p == NULL &&
+	        has_err(&e,
+	            "t.conf:1: credential.a.header: the header's format "
+	            "needs exactly one %s (and no other %), e.g. "
+	            "\"Authorization: Bearer %s\""),
+	    "a format without %%s is refused");
+	policy_errs_free(&e);
+	{
+		char text[8192];
+		size_t o = 0;
+
+		for (int i = 0; i <= POLICY_MAX_CREDS; i++)
+			o += (size_t)snprintf(text + o, sizeof(text) - o,
+			    "credential c%d { file = \"/f\" hosts = "
+			    "{\"h.test\"} header = \"h\" env = \"E%d\" }\n",
+			    i, i);
+		p = load(text, &e);
+		ok(p == NULL &&
+		        has_err(&e,
+		            "t.conf:17: credential: more than 16 "
+		            "credentials"),
+		    "at most 16 credentials");
+		policy_errs_free(&e);
+	}
+}
+
 int
 main(void)
 {
@@ -550,5 +643,6 @@ main(void)
 	RUN(hash);
 	RUN(bounds);
 	RUN(users_dir);
+	RUN(credentials);
 	return tap_done();
 }
