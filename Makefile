@@ -53,6 +53,11 @@ endif
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
 endif
+# TLS for the gate only (its credential path, gate/tls.c): OpenSSL 3.
+# Neither aisb-shell nor the PAM module links it.
+TLS_PKGS := libssl libcrypto
+TLS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(TLS_PKGS) 2>/dev/null)
+TLS_LIBS   := $(shell $(PKG_CONFIG) --libs $(TLS_PKGS) 2>/dev/null || echo -lssl -lcrypto)
 
 # Probe a flag: $(call cc-option,-flag) expands to the flag if $(CC)
 # accepts it (as OpenSSH's configure does), else to nothing.
@@ -181,7 +186,7 @@ $(SHELL_BIN): $(SHELL_OBJ) $(LIBAISB)
 
 $(GATE_BIN): $(GATE_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(TLS_LIBS)
 
 # The gate's test build: the same sources with AISB_GATE_TEST, which adds
 # --debug-no-seccomp (tests/gate/85-valgrind.t, bench/profile.sh: valgrind
@@ -193,7 +198,7 @@ $(BUILD)/gate-test/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -DAISB_GATE_TEST -c $< -o $@
 $(GATE_TEST_BIN): $(GATE_TEST_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -pie $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(TLS_LIBS)
 
 # The module: only the pam_sm_* entry points are exported, and every
 # symbol must resolve at link time.
@@ -224,7 +229,7 @@ UNIT_OBJ  := $(filter-out $(BUILD)/shell/main.o $(BUILD)/gate/main.o,$(SHELL_OBJ
 $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_OBJ) $(LIBAISB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-discarded-qualifiers -Itests/lib -iquote shell -iquote gate -pie $(ALL_LDFLAGS) \
-	    -o $@ $< $(UNIT_OBJ) $(LIBAISB) $(PKG_LIBS)
+	    -o $@ $< $(UNIT_OBJ) $(LIBAISB) $(PKG_LIBS) $(TLS_LIBS)
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBAISB)
 	@mkdir -p $(dir $@)
@@ -274,7 +279,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 .SECONDARY: $(FUZZ_OBJ)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) $(TLS_LIBS)
 
 fuzz-build: $(FUZZ_BIN)
 

@@ -41,6 +41,7 @@ enum conn_state {
 	ST_RESOLVE,
 	ST_CONNECT,
 	ST_TUNNEL, /* CONNECT or capture: splice both ways */
+	ST_TLS, /* CONNECT or capture to a credential's host (tls.c) */
 	ST_HTTP, /* absolute-URI requests to one origin */
 	ST_DRAIN, /* next request waits for the origin to finish */
 	ST_ERROR, /* writing an error response */
@@ -74,6 +75,7 @@ struct conn {
 	int last_err;
 	char addr[INET6_ADDRSTRLEN];
 	struct resolv *rv;
+	struct tls *tls; /* ST_TLS */
 	uint64_t deadline, t0;
 	struct conn *next;
 };
@@ -84,6 +86,7 @@ static size_t max_conns = GATE_MAX_CONNS;
 
 static void conn_run(struct conn *c);
 static void handle_request(struct conn *c);
+static void terminate(struct conn *c);
 
 size_t
 conn_count(void)
@@ -129,6 +132,8 @@ kind(const struct conn *c)
 static void
 upstream_close(struct conn *c)
 {
+	tls_free(c->tls);
+	c->tls = NULL;
 	relay_dir_close(&c->cu);
 	relay_dir_close(&c->uc);
 	relay_sock_close(&c->us);
@@ -416,11 +421,39 @@ start_target(struct conn *c, const struct verdict *v)
 	c->deadline = 0; /* the resolver has its own timeout */
 }
 
+/*
+ * A credential's placeholder in a request the gate does not terminate
+ * (plain HTTP, or the CONNECT head itself): it stays as it is, and the
+ * record says so.
+ */
+static void
+note_placeholders(const struct conn *c)
+{
+	struct inject_cred ic[POLICY_MAX_CREDS];
+	struct inject_target t = {.creds = ic, .ncreds = vault_count()};
+	const struct record_conn s = {kind(c), c->req.host, c->req.port, ""};
+	unsigned seen;
+
+	if (t.ncreds == 0 || t.ncreds > POLICY_MAX_CREDS)
+		return;
+	vault_target(NULL, 0, ic);
+	seen = inject_scan(&t, c->ibuf, c->req.head_len);
+	for (size_t i = 0; i < t.ncreds; i++)
+		if (seen & (1u << i))
+			record_cred_misuse(&s, ic[i].name,
+			    c->req.connect
+			        ? "its placeholder went in a CONNECT "
+			          "head, not replaced"
+			        : "its placeholder went in a plain "
+			          "HTTP request, not replaced");
+}
+
 static void
 handle_request(struct conn *c)
 {
 	struct verdict v;
 
+	note_placeholders(c);
 	decide_target(loop_opts()->policy, c->req.host, c->req.port, &v);
 	if (c->us.fd >= 0) {
 		/* Keep-alive: same origin goes straight on, else drain. */
@@ -477,6 +510,11 @@ connected(struct conn *c)
 	c->deadline = 0;
 	c->seen = 0;
 	c->quiet_since = c->t0;
+	if ((c->capture || c->req.connect) &&
+	    vault_terminates(c->name, c->port)) {
+		terminate(c);
+		return;
+	}
 	if (c->capture || c->req.connect) {
 		c->st = ST_TUNNEL;
 		if (!c->capture) {
@@ -594,6 +632,65 @@ step_head(struct conn *c)
 	}
 	handle_request(c);
 	return true;
+}
+
+/*
+ * A connection to a credential's host: the gate terminates its TLS
+ * (tls.c) instead of splicing it.  On the proxy, the client may not send
+ * before the 200 line (its TLS would be read by nobody).
+ */
+static void
+terminate(struct conn *c)
+{
+	if (!c->capture && c->ilen > c->req.head_len) {
+		send_error(c, 400, "bad-request",
+		    "aisb: bad request: bytes after CONNECT before its 200");
+		return;
+	}
+	c->ilen = 0;
+	c->tls = tls_new(c->name, c->port, !c->capture, c->cs.fd, c->us.fd);
+	if (c->tls == NULL) {
+		record_error(SUBJECT(c), "cannot start TLS", ENOMEM);
+		conn_close(c);
+		return;
+	}
+	c->st = ST_TLS;
+	c->deadline = loop_now() + GATE_HEAD_MS;
+}
+
+static bool
+step_tls(struct conn *c)
+{
+	bool progress = false;
+	int r = tls_step(c->tls, &c->cs, &c->us, SUBJECT(c), &c->cu.bytes,
+	    &c->uc.bytes, &progress);
+
+	switch (r) {
+	case TLS_WAIT:
+		if (tls_relaying(c->tls)) {
+			/* Like a tunnel: no deadline (an event stream may
+			 * be quiet for long); the head buffers go back. */
+			c->deadline = 0;
+			free(c->ibuf);
+			free(c->obuf);
+			c->ibuf = c->obuf = NULL;
+		}
+		return false;
+	case TLS_EUPSTREAM: {
+		char why[400];
+
+		snprintf(why, sizeof(why), "%s", tls_why(c->tls));
+		fail502(c, why);
+		return true;
+	}
+	case TLS_ECLIENT:
+		record_tls_client(SUBJECT(c), tls_why(c->tls));
+		conn_close(c);
+		return false;
+	default:
+		conn_close(c);
+		return false;
+	}
 }
 
 static bool
@@ -800,6 +897,9 @@ conn_run(struct conn *c)
 			break;
 		case ST_TUNNEL:
 			more = step_tunnel(c);
+			break;
+		case ST_TLS:
+			more = step_tls(c);
 			break;
 		case ST_HTTP:
 			more = step_http(c);

@@ -81,6 +81,10 @@ struct http_req {
 	uint64_t clen;
 	size_t hdr_off; /* first header line */
 	size_t head_len; /* through the empty line */
+	/* http_parse_origin_head only: */
+	bool origin; /* parsed as a request to an origin */
+	bool absolute; /* the target was "https://host/..." */
+	bool upgrade; /* an Upgrade header: the protocol changes after */
 };
 
 /*
@@ -90,6 +94,18 @@ struct http_req {
  * with *why set to a static sentence for the 400 body.
  */
 int http_parse_head(
+    const char *buf, size_t len, struct http_req *r, const char **why);
+
+/*
+ * The same for a request inside a TLS connection the gate terminates
+ * (gate/tls.c), where requests go to the origin itself: the target is
+ * origin-form, "*" (OPTIONS) or "https://host/..." (agreeing with Host),
+ * never CONNECT; host and port come from the target or from Host
+ * (default port 443); HTTP/1.1 needs Host.  The same strictness on
+ * bytes, lines, Content-Length and Transfer-Encoding, so that the gate
+ * and the origin agree on where each request ends.
+ */
+int http_parse_origin_head(
     const char *buf, size_t len, struct http_req *r, const char **why);
 
 /*
@@ -134,6 +150,60 @@ void http_body_start(struct http_body *b, const struct http_req *r);
  * is complete when b->st == HB_DONE.
  */
 ssize_t http_body_feed(struct http_body *b, const char *p, size_t n);
+
+/*
+ * --- inject.c: a request head inside a terminated TLS connection ---
+ *
+ * What inject_head needs of one credential (tls.c builds these from
+ * vault.c for each connection).  ph_hdr is the header's whole value
+ * with the placeholder ("Bearer PH", "Basic base64(user:PH)", "PH"),
+ * val_hdr the same with the real value; the first ci_len bytes (the
+ * scheme word and its space) are compared without regard to case.
+ */
+struct inject_cred {
+	const char *name; /* credential.NAME */
+	const char *hname; /* the header's name */
+	const char *ph; /* the bare placeholder */
+	size_t ph_raw;
+	const char *ph_hdr, *val_hdr;
+	size_t ph_len, val_len, ci_len;
+	bool basic; /* the placeholder appears base64-encoded */
+	bool here; /* the credential's hosts include the target */
+};
+
+struct inject_target {
+	const char *host; /* canonical name of the connection */
+	uint16_t port;
+	const struct inject_cred *creds; /* at most 32 */
+	size_t ncreds;
+};
+
+enum { INJ_MORE, INJ_OK, INJ_BAD, INJ_MISDIRECTED };
+
+struct inject_result {
+	struct http_req req; /* the head's framing (http_body_start) */
+	size_t head_len, out_len;
+	/* Bit i: credential i.  seen: its placeholder is in the head;
+	 * injected: its header was replaced; misplaced: its placeholder is
+	 * elsewhere too (left as it is); foreign: its placeholder, for a
+	 * host not in its hosts (left as it is: a denied use). */
+	unsigned seen, hdr_seen, injected, misplaced, foreign;
+	const char *why; /* INJ_BAD, INJ_MISDIRECTED */
+};
+
+/*
+ * Parse the head at buf[0..len) and write it to out (outlen bytes) with
+ * the placeholders of t's credentials for this host replaced in their
+ * headers.  INJ_MORE: incomplete; INJ_OK: res filled, out[0..out_len)
+ * goes to the origin; INJ_BAD: a 400 (res->why), also when out is too
+ * small or a credential's header comes twice; INJ_MISDIRECTED: the
+ * head names another host or port (a 421).
+ */
+int inject_head(const struct inject_target *t, const char *buf, size_t len,
+    char *out, size_t outlen, struct inject_result *res);
+/* Which credentials' placeholders occur in buf[0..len) (bit i). */
+unsigned inject_scan(
+    const struct inject_target *t, const char *buf, size_t len);
 
 /* --- dns.c: DNS messages (RFC 1035), bounded --- */
 
@@ -233,6 +303,37 @@ void decide_fmt_addr(const struct dns_addr *a, char *buf, size_t len);
  */
 bool suffix_admit(const struct aisb_policy *p, size_t idx, const char *name);
 void suffix_reset(void);
+/* --- vault.c: the credentials' values, in the gate's memory only --- */
+
+struct vault_cred {
+	const struct aisb_credential *policy;
+	char *ph, *value; /* placeholder and value, NUL-terminated */
+	size_t ph_len, value_len;
+	const char *ph_hdr, *val_hdr; /* the header's values (inject.c) */
+	size_t ph_hdr_len, val_hdr_len, ci_len;
+};
+
+/*
+ * Before the lockdown: read the session's "cred" messages from ctl, one
+ * per credential of p (waits at most 10 s for each).  0 or -errno
+ * (logged; never a value).
+ */
+int vault_recv(int ctl, const struct aisb_policy *p);
+size_t vault_count(void);
+const struct vault_cred *vault_get(size_t i);
+/* May v be sent to name:port (canonical name)? */
+bool vault_for(const struct vault_cred *v, const char *name, uint16_t port);
+/* Does any credential go to name:port: is its TLS terminated? */
+bool vault_terminates(const char *name, uint16_t port);
+/*
+ * What inject_head needs for a connection to name:port (NULL: none, as
+ * for a plain HTTP request): out has room for vault_count() entries.
+ */
+void vault_target(const char *name, uint16_t port, struct inject_cred *out);
+/* How much longer a head can get when every header is replaced. */
+size_t vault_growth(void);
+/* At exit: wipe and unmap. */
+void vault_wipe(void);
 
 /* --- synth.c: the session's name <-> synthetic address table --- */
 
@@ -320,6 +421,14 @@ void record_bad_request(const char *kind, const char *name, const char *why);
 void record_suffix_bound(const char *entry, const char *src, unsigned limit);
 /* The connection limit refuses one (at most one record a second). */
 void record_refusing(size_t open, size_t limit);
+/* A credential added to a request (its header named, never its value). */
+void record_inject(
+    const struct record_conn *s, const char *cred, const char *header);
+/* A credential's placeholder where it does not belong (not replaced). */
+void record_cred_misuse(
+    const struct record_conn *s, const char *cred, const char *why);
+/* A terminated connection whose TLS with the client failed. */
+void record_tls_client(const struct record_conn *s, const char *why);
 /* One DNS query and its answer; synth: the address given, or 0. */
 void record_dns(const char *proto, const char *name, uint16_t type,
     const char *decision, uint32_t synth);
@@ -389,6 +498,49 @@ int relay_move(struct relay_dir *d, bool *progress);
 bool relay_drained(const struct relay_dir *d);
 /* Nothing moved for quiet ms: shrink, then close, an empty pipe. */
 void relay_idle(struct relay_dir *d, uint64_t quiet);
+
+/*
+ * --- ca.c: the session's certificate authority (with credentials) ---
+ * ca_init before the lockdown: the CA's key and certificate (name
+ * constraints: the credentials' hosts), a key for the leaves.  ca_pem:
+ * the certificate in PEM into buf, with its subject hash; the length or
+ * -errno.  ca_leaf: the certificate for name (made on first use, kept),
+ * owned by ca.c.  ca_reset at exit: every key freed (and wiped).
+ */
+typedef struct x509_st X509;
+typedef struct evp_pkey_st EVP_PKEY;
+int ca_init(const struct aisb_policy *p, const char *session);
+int ca_pem(char *buf, size_t len, char hash[9]);
+int ca_leaf(const char *name, X509 **ret_cert, EVP_PKEY **ret_key);
+void ca_reset(void);
+
+/*
+ * --- tls.c: the connections the gate terminates TLS for ---
+ * tls_init before the lockdown (OpenSSL, the trust bundle and
+ * network.ca_file in memory).  tls_new for a connection to name:port
+ * whose origin socket ufd is connected (proxy: the 200 line is sent
+ * once the origin's TLS is up).  tls_step drives it on every event of
+ * either socket, counting plaintext up and down.
+ */
+enum {
+	TLS_WAIT = 0, /* nothing more until an event */
+	TLS_CLOSED = 1, /* both sides ended: close */
+	TLS_EUPSTREAM = -1, /* the origin's TLS failed (tls_why); the
+	                     * client has seen nothing yet */
+	TLS_ECLIENT = -2, /* the client's TLS failed (tls_why) */
+	TLS_EIO = -3, /* a connection broke */
+};
+struct tls;
+int tls_init(const struct aisb_policy *p);
+struct tls *tls_new(
+    const char *name, uint16_t port, bool proxy, int cfd, int ufd);
+int tls_step(struct tls *t, struct relay_sock *cs, struct relay_sock *us,
+    const struct record_conn *subj, unsigned long long *up,
+    unsigned long long *down, bool *progress);
+const char *tls_why(const struct tls *t);
+bool tls_relaying(const struct tls *t); /* both handshakes are done */
+void tls_free(struct tls *t);
+void tls_reset(void);
 
 /* conn.c */
 struct conn;

@@ -119,11 +119,64 @@ trim(const char **v, size_t *n)
 		(*n)--;
 }
 
+/* Does the authority s[0..len) name a port ("host:port", "[v6]:port")? */
+static bool
+has_port(const char *s, size_t len)
+{
+	const char *e = len && s[0] == '[' ? memchr(s, ']', len) : s;
+
+	return e != NULL && memchr(e, ':', len - (size_t)(e - s)) != NULL;
+}
+
+/*
+ * The target of a request inside a terminated TLS connection: origin-form
+ * ("/path"), "*" for OPTIONS, or absolute-form ("https://host/path"),
+ * whose authority then has to agree with Host.
+ */
+static int
+parse_origin_target(
+    const char *t, size_t tl, struct http_req *r, const char **why)
+{
+	size_t i, skip;
+
+	r->path_len = tl;
+	if (r->connect) {
+		*why = "CONNECT inside a TLS connection";
+		return -EINVAL;
+	}
+	if (t[0] == '/')
+		return 0;
+	if (tl == 1 && t[0] == '*' && strcmp(r->method, "OPTIONS") == 0)
+		return 0;
+	if (tl >= 8 && strncasecmp(t, "https://", 8) == 0)
+		skip = 8;
+	else if (tl >= 7 && strncasecmp(t, "http://", 7) == 0)
+		skip = 7;
+	else {
+		*why = "bad request target";
+		return -EINVAL;
+	}
+	for (i = skip; i < tl && t[i] != '/' && t[i] != '?' && t[i] != '#'; i++)
+		;
+	if (http_split_authority(t + skip, i - skip, r->host, sizeof(r->host),
+	        &r->port, false) < 0) {
+		*why = "bad host in the request URI";
+		return -EINVAL;
+	}
+	if (!has_port(t + skip, i - skip))
+		r->port = skip == 8 ? 443 : 80;
+	r->absolute = true;
+	r->path_len = tl - i;
+	return 0;
+}
+
 static int
 parse_target(const char *t, size_t tl, struct http_req *r, const char **why)
 {
 	size_t i;
 
+	if (r->origin)
+		return parse_origin_target(t, tl, r, why);
 	if (r->connect) {
 		if (http_split_authority(
 		        t, tl, r->host, sizeof(r->host), &r->port, true) < 0) {
@@ -152,9 +205,9 @@ parse_target(const char *t, size_t tl, struct http_req *r, const char **why)
 	return 0;
 }
 
-int
-http_parse_head(
-    const char *buf, size_t len, struct http_req *r, const char **why)
+static int
+parse_head(const char *buf, size_t len, struct http_req *r, const char **why,
+    bool origin)
 {
 	size_t i, end = 0, max = len < HTTP_HEAD_MAX ? len : HTTP_HEAD_MAX;
 	size_t mlen, tstart, tl, lines = 0;
@@ -162,6 +215,7 @@ http_parse_head(
 	bool has_te = false;
 
 	memset(r, 0, sizeof(*r));
+	r->origin = origin;
 	*why = "malformed request";
 	/* Bytes first: no NUL or controls, CR only before LF. */
 	for (i = 0; i < max; i++) {
@@ -227,7 +281,7 @@ http_parse_head(
 	r->minor = buf[i + 7] - '0';
 	if (parse_target(buf + tstart, tl, r, why) < 0)
 		return -EINVAL;
-	if (!r->connect)
+	if (!r->connect || origin)
 		r->path_off = tstart + tl - r->path_len;
 	r->hdr_off = i + 10;
 
@@ -277,12 +331,19 @@ http_parse_head(
 				*why = "bad Host header";
 				return -EINVAL;
 			}
-			if (!r->connect &&
+			if (origin && !has_port(v, vl))
+				port = 443;
+			if (origin && !r->absolute) {
+				snprintf(r->host, sizeof(r->host), "%s", h);
+				r->port = port;
+			} else if (!r->connect &&
 			    (port != r->port || !host_eq(h, r->host))) {
 				*why = "the Host header does not agree with "
 				       "the request URI";
 				return -EINVAL;
 			}
+		} else if (origin && name_is(line, nl, "upgrade")) {
+			r->upgrade = true;
 		} else if (name_is(line, nl, "content-length")) {
 			uint64_t n = 0;
 
@@ -330,7 +391,25 @@ http_parse_head(
 		*why = "CONNECT with a body";
 		return -EINVAL;
 	}
+	if (origin && !r->has_host && !r->absolute && r->minor == 1) {
+		*why = "an HTTP/1.1 request without Host";
+		return -EINVAL;
+	}
 	return (int)end;
+}
+
+int
+http_parse_head(
+    const char *buf, size_t len, struct http_req *r, const char **why)
+{
+	return parse_head(buf, len, r, why, false);
+}
+
+int
+http_parse_origin_head(
+    const char *buf, size_t len, struct http_req *r, const char **why)
+{
+	return parse_head(buf, len, r, why, true);
 }
 
 int

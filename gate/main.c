@@ -280,6 +280,33 @@ main(int argc, char **argv)
 		log_err("aisb-gate: network.mode is not \"gated\"");
 		return AISB_EX_CONFIG;
 	}
+	/*
+	 * Credentials: their values from the session, the origins' trust
+	 * and the session CA, all before the lockdown; the CA's
+	 * certificate goes back for the sandbox's /etc view.
+	 */
+	if (p->ncreds > 0) {
+		char ca[16384], cahash[9], msg[16384 + 10];
+		int n;
+
+		if (vault_recv(CTL_FD, p) < 0)
+			return AISB_EX_HOST;
+		r = tls_init(p);
+		if (r < 0)
+			return r == -EINVAL ? AISB_EX_CONFIG : AISB_EX_HOST;
+		if (ca_init(p, session) < 0 ||
+		    (n = ca_pem(ca, sizeof(ca), cahash)) < 0)
+			return AISB_EX_HOST;
+		memcpy(msg, "ca", 2);
+		memcpy(msg + 2, cahash, 8);
+		memcpy(msg + 10, ca, (size_t)n);
+		if (send(CTL_FD, msg, (size_t)n + 10, MSG_NOSIGNAL) !=
+		    (ssize_t)n + 10) {
+			log_err("aisb-gate: cannot hand the session CA over: "
+			        "%m");
+			return AISB_EX_HOST;
+		}
+	}
 	if (p->net.resolver == NULL || p->net.resolver[0] == '\0')
 		(void)read_text("/etc/resolv.conf", rc, sizeof(rc));
 	else
@@ -327,6 +354,10 @@ main(int argc, char **argv)
 		close(socks[i]);
 	/* The rest of the record, then aisb-shell sees the end (EOF). */
 	egress_finish();
+	/* The credentials and the session CA's keys: wiped. */
+	vault_wipe();
+	tls_reset();
+	ca_reset();
 	policy_free(p);
 	if (r < 0) {
 		log_errno(r, "aisb-gate: event loop: %m");

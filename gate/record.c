@@ -294,6 +294,31 @@ record_suffix_bound(const char *entry, const char *src, unsigned limit)
 }
 
 void
+record_inject(const struct record_conn *s, const char *cred, const char *header)
+{
+	if (rate_ok(&conn_rate))
+		line("inject %s name=%s port=%u credential=%s header=%s",
+		    s->kind, s->name, s->port, cred, header);
+}
+
+void
+record_cred_misuse(
+    const struct record_conn *s, const char *cred, const char *why)
+{
+	if (rate_ok(&conn_rate))
+		line("deny %s name=%s port=%u credential=%s reason=\"%s\"",
+		    s->kind, s->name, s->port, cred, why);
+}
+
+void
+record_tls_client(const struct record_conn *s, const char *why)
+{
+	if (rate_ok(&conn_rate))
+		line("error %s name=%s port=%u: %s", s->kind, s->name, s->port,
+		    why);
+}
+
+void
 record_dns(const char *proto, const char *name, uint16_t type,
     const char *decision, uint32_t synth)
 {

@@ -22,4 +22,18 @@
 #define AISB_SYNTH_NET "198.18.0.0" /* synthetic range for names */
 #define AISB_SYNTH_PREFIX 15
 
+/*
+ * The system trust bundles, relative to /etc, as distributions place
+ * them (Debian and Ubuntu; Fedora and RHEL; older RHEL; openSUSE;
+ * Alpine): the gate trusts the first one that exists for the origins it
+ * terminates TLS with, and the sandbox's /etc view shows each of them
+ * that is a regular file with the session CA appended.
+ */
+#define AISB_CA_BUNDLES                                                        \
+	"ssl/certs/ca-certificates.crt",                                       \
+	    "pki/ca-trust/extracted/pem/tls-ca-bundle.pem",                    \
+	    "pki/tls/certs/ca-bundle.crt", "ssl/ca-bundle.pem", "ssl/cert.pem"
+/* The session CA alone, inside (NODE_EXTRA_CA_CERTS). */
+#define AISB_SESSION_CA "/etc/ssl/certs/aisb-session-ca.pem"
+
 #endif

@@ -470,6 +470,8 @@ cred_key(struct policy_parse *ps, cfg_t *s, const char *title,
 	int r;
 
 	memset(vs, 0, sizeof(*vs));
+	/* The caller frees each vs[k] (vals_free), also on errors. */
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 	n = o ? cfg_opt_size(o) : 0;
 	snprintf(key, sizeof(key), "credential.%s.%s", title, opt_name);
 	vs->origin = policy_parse_assigned(ps, key);
@@ -536,8 +538,7 @@ credentials(struct policy_parse *ps)
 		}
 		memset(vs, 0, sizeof(vs));
 		for (k = 0; k < ELEMENTSOF(keys); k++) {
-			if ((r = cred_key(ps, s, title, keys[k], org, &vs[k])) <
-			    0)
+			if (cred_key(ps, s, title, keys[k], org, &vs[k]) < 0)
 				goto nomem;
 			if (vs[k].n == 0) {
 				policy_err(ps->errs,

@@ -266,7 +266,7 @@ policy_trust_read(const char *path, uid_t trusted_uid, bool missing_ok,
     char **buf, size_t *len, struct policy_errs *errs)
 {
 	_cleanup_close_ int fd = -1;
-	struct stat st;
+	struct stat st = {0};
 	int r;
 
 	*buf = NULL;

@@ -325,7 +325,7 @@ policy_value_credheader(
 	memcpy(name, in, nl);
 	name[nl] = '\0';
 	if (colon == NULL) {
-		strcpy(fmt, "%s");
+		memcpy(fmt, "%s", 3);
 		return 0;
 	}
 	v = colon + 1;
@@ -357,7 +357,7 @@ policy_value_credheader(
 		*why = "the header's format ends with a space";
 		return -EINVAL;
 	}
-	strcpy(fmt, v);
+	memcpy(fmt, v, strlen(v) + 1); /* at most 256 bytes: checked */
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aisb.h"
 #include "env.h"
 #include "util.h"
 
@@ -185,6 +186,49 @@ env_gate_vars(struct vec *e, const struct aisb_policy *p)
 	return 0;
 }
 
+/* Does env.set name the variable? */
+static bool
+set_names(const struct aisb_policy *p, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < p->env.set.n; i++)
+		if (strncmp(p->env.set.v[i], name, n) == 0 &&
+		    p->env.set.v[i][n] == '=')
+			return true;
+	return false;
+}
+
+/*
+ * With credentials: the trust bundle that holds the session CA (the
+ * gate's certificates for the credentials' hosts), for the runtimes
+ * that do not read the system's by default: Python requests and pip,
+ * curl and git built with another TLS library, Go and OpenSSL clients
+ * (SSL_CERT_FILE), and Node, which only adds to its own roots.  An
+ * env.set entry of the same name is the admin's word and stays.
+ */
+static int
+env_ca_vars(struct vec *e, const struct aisb_policy *p, const char *bundle)
+{
+	static const char *const names[] = {
+	    "SSL_CERT_FILE",
+	    "REQUESTS_CA_BUNDLE",
+	    "CURL_CA_BUNDLE",
+	    "GIT_SSL_CAINFO",
+	};
+	size_t i;
+	int r;
+
+	for (i = 0; i < ELEMENTSOF(names); i++)
+		if (!set_names(p, names[i]) &&
+		    (r = put2(e, names[i], bundle)) < 0)
+			return r;
+	if (!set_names(p, "NODE_EXTRA_CA_CERTS") &&
+	    (r = put2(e, "NODE_EXTRA_CA_CERTS", AISB_SESSION_CA)) < 0)
+		return r;
+	return 0;
+}
+
 int
 env_build(const struct env_opts *o, char ***ret)
 {
@@ -211,8 +255,12 @@ env_build(const struct env_opts *o, char ***ret)
 		r = put(&e, p->env.set.v[i]);
 	for (i = 0; o->secrets && o->secrets[i] && r >= 0; i++)
 		r = put(&e, o->secrets[i]);
+	for (i = 0; o->creds && o->creds[i] && r >= 0; i++)
+		r = put(&e, o->creds[i]);
 	if (r >= 0 && p->net.mode == AISB_NET_GATED)
 		r = env_gate_vars(&e, p);
+	if (r >= 0 && p->ncreds > 0 && o->ca_bundle != NULL)
+		r = env_ca_vars(&e, p, o->ca_bundle);
 	if (r >= 0)
 		r = put2(&e, "HOME", o->home);
 	if (r >= 0)

@@ -3,9 +3,11 @@
  *
  * It starts empty.  Then, in order (a later value replaces an earlier
  * one of the same name): the caller's variables named by env.pass
- * (names or fnmatch globs); env.set; the secrets; in gated mode the
- * proxy variables (env_gate_vars); then HOME, USER, LOGNAME, SHELL,
- * PWD and AISB_SESSION, and PATH when nothing set it.
+ * (names or fnmatch globs); env.set; the secrets; the credentials'
+ * placeholders; in gated mode the proxy variables (env_gate_vars);
+ * with credentials, the trust bundle variables (SSL_CERT_FILE, ...,
+ * unless env.set names them); then HOME, USER, LOGNAME, SHELL, PWD and
+ * AISB_SESSION, and PATH when nothing set it.
  *
  * A glob never passes a name from the unsafe list (LD_*, GCONV_PATH,
  * BASH_ENV, SSH_AUTH_SOCK, AISB_*, ... see env.c): such a variable
@@ -24,6 +26,9 @@ struct env_opts {
 	const struct aisb_policy *pol;
 	char *const *caller; /* the caller's environ */
 	char *const *secrets; /* "NAME=value", or NULL */
+	char *const *creds; /* "NAME=placeholder", or NULL */
+	/* With credentials: the trust bundle inside ("/etc/ssl/..."). */
+	const char *ca_bundle;
 	const char *user;
 	const char *home; /* HOME inside */
 	const char *pwd; /* the project target */

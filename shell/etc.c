@@ -6,7 +6,9 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "aisb.h"
 #include "etc.h"
 
 static const char *
@@ -81,4 +83,22 @@ etc_resolv(bool gated)
 {
 	(void)gated;
 	return strdup("nameserver 127.0.0.1\noptions edns0\n");
+}
+
+const char *
+etc_ca_bundle(const char *root, char *buf, size_t len)
+{
+	static const char *const bundles[] = {AISB_CA_BUNDLES};
+	const char *r = strcmp(root, "/") == 0 ? "" : root;
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(bundles) / sizeof(bundles[0]); i++) {
+		snprintf(buf, len, "%s/etc/%s", r, bundles[i]);
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			snprintf(buf, len, "/etc/%s", bundles[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "/etc/%s", bundles[0]);
+	return buf;
 }

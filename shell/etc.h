@@ -6,6 +6,7 @@
 #define AISB_ETC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* root, the agent (home and shell as seen inside), nobody. */
@@ -18,5 +19,13 @@ char *etc_hostname(const char *hostname);
 /* Gated: the gate's DNS stub on 127.0.0.1.  None: the same address,
  * where nothing listens, so a lookup fails at once. */
 char *etc_resolv(bool gated);
+
+/*
+ * The system trust bundle the sandbox's runtimes are pointed at when
+ * the policy has credentials: "/etc/" and the first of AISB_CA_BUNDLES
+ * that is a file under root's /etc, else the first of them (the /etc
+ * view then creates it).  Into buf.
+ */
+const char *etc_ca_bundle(const char *root, char *buf, size_t len);
 
 #endif

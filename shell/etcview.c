@@ -4,15 +4,19 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "aisb.h"
 #include "etcview.h"
 #include "hide.h"
 #include "log.h"
@@ -131,6 +135,139 @@ etcview_topfile(int top, const char *name, const char *content)
 	return 0;
 }
 
+/* Make rel's parent directories in the top layer (mkdir -p). */
+static int
+etcview_topdirs(int top, const char *rel)
+{
+	char d[PATH_MAX];
+	size_t n = strlen(rel);
+
+	if (n >= sizeof(d))
+		return -ENAMETOOLONG;
+	memcpy(d, rel, n + 1);
+	for (char *s = strchr(d, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdirat(top, d, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	return 0;
+}
+
+#define ETC_BUNDLE_MAX (8 << 20) /* bytes of a system trust bundle */
+
+/*
+ * Read rel from the lower /etc when it is a regular file reached
+ * without symlinks: 1 with *ret (malloc, *ret_len bytes), 0 when it is
+ * not there (or not a plain file), -errno.
+ */
+static int
+etcview_lowfile(int low, const char *rel, char **ret, size_t *ret_len)
+{
+	struct open_how how = {
+	    .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH};
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *b = NULL;
+	struct stat st;
+	size_t n = 0;
+
+	fd = (int)syscall(SYS_openat2, low, rel, &how, sizeof(how));
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ||
+		        errno == EXDEV
+		    ? 0
+		    : -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size > ETC_BUNDLE_MAX)
+		return 0;
+	b = malloc((size_t)st.st_size + 1);
+	if (b == NULL)
+		return -ENOMEM;
+	while (n < (size_t)st.st_size) {
+		ssize_t k = read(fd, b + n, (size_t)st.st_size - n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	*ret = TAKE_PTR(b);
+	*ret_len = n;
+	return 1;
+}
+
+/* rel in the top layer: the lower bundle b (n bytes), then the CA. */
+static int
+etcview_bundle(
+    int top, const char *rel, const char *b, size_t n, const char *ca)
+{
+	_cleanup_close_ int fd = -1;
+	size_t calen = strlen(ca);
+	int r;
+
+	if ((r = etcview_topdirs(top, rel)) < 0)
+		return r;
+	fd = openat(top, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if ((n > 0 && write(fd, b, n) != (ssize_t)n) ||
+	    (n > 0 && b[n - 1] != '\n' && write(fd, "\n", 1) != 1) ||
+	    write(fd, ca, calen) != (ssize_t)calen)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/*
+ * With credentials: the session CA in the trust store the sandbox sees
+ * (the host's stays as it is).  Each system bundle of AISB_CA_BUNDLES
+ * that the lower /etc has as a regular file is shown with the CA
+ * appended (the first one is made if none is there); the CA alone is
+ * AISB_SESSION_CA, with HASH.N beside it for the programs that look
+ * certificates up by subject hash in /etc/ssl/certs.
+ */
+static int
+etcview_ca(const struct mount_opts *o, int low, int top)
+{
+	static const char *const bundles[] = {AISB_CA_BUNDLES};
+	const char *ca = &AISB_SESSION_CA[5]; /* below /etc */
+	bool made = false;
+	char link[64];
+	struct stat st;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < ELEMENTSOF(bundles) && r >= 0; i++) {
+		_cleanup_free_ char *b = NULL;
+		size_t n = 0;
+
+		r = etcview_lowfile(low, bundles[i], &b, &n);
+		if (r > 0) {
+			r = etcview_bundle(top, bundles[i], b, n, o->ca_pem);
+			made = true;
+		}
+	}
+	if (r >= 0 && !made)
+		r = etcview_bundle(top, bundles[0], NULL, 0, o->ca_pem);
+	if (r < 0)
+		return r;
+	if ((r = etcview_topdirs(top, ca)) < 0 ||
+	    (r = etcview_topfile(top, ca, o->ca_pem)) < 0)
+		return r;
+	for (i = 0; i < 10; i++) {
+		snprintf(link, sizeof(link), "ssl/certs/%s.%zu", o->ca_hash, i);
+		if (fstatat(low, link, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return symlinkat(strrchr(ca, '/') + 1, top, link) < 0
+			    ? -errno
+			    : 0;
+	}
+	return 0;
+}
+
 /* "lowerdir" wants ':' and '\\' escaped. */
 static void
 etcview_escape(char *dst, size_t n, const char *src)
@@ -162,8 +299,10 @@ etcview_mount(struct viewfs *c)
 	lowfd = open(low, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (lowfd < 0)
 		return log_errno(-errno, "%s: %m", low);
-	r = viewfs_tmpfs_at(
-	    c, c->rfd, ETC_TOP, "0755", 1 << 20, VIEWFS_RW, false, &topfd);
+	/* Room for the generated files and, with credentials, copies of
+	 * the system trust bundles (a few hundred KiB each). */
+	r = viewfs_tmpfs_at(c, c->rfd, ETC_TOP, "0755",
+	    o->ca_pem ? 6 * ETC_BUNDLE_MAX : 1 << 20, VIEWFS_RW, false, &topfd);
 	if (r < 0)
 		return log_errno(r, "/etc top layer: %m");
 	l = (struct etcview_layers){.low = lowfd, .top = topfd};
@@ -172,6 +311,7 @@ etcview_mount(struct viewfs *c)
 	    (r = etcview_topfile(topfd, "hostname", o->hostname)) < 0 ||
 	    (r = etcview_topfile(topfd, "hosts", o->hosts)) < 0 ||
 	    (r = etcview_topfile(topfd, "resolv.conf", o->resolv)) < 0 ||
+	    (o->ca_pem && (r = etcview_ca(o, lowfd, topfd)) < 0) ||
 	    (r = hide_walk(c, etcview_whiteout, &l)) < 0)
 		return log_errno(r, "/etc top layer: %m");
 	etcview_escape(lowesc, sizeof(lowesc), low);
@@ -243,6 +383,50 @@ etcview_genfile(
 	return 0;
 }
 
+/*
+ * Without the overlay, with credentials: each system bundle the view
+ * has gets a bound copy with the CA appended.  Nothing can be created
+ * below the read-only /etc, so AISB_SESSION_CA and the hash link are
+ * missing (NODE_EXTRA_CA_CERTS then names nothing: Node refuses the
+ * gate's certificates, it does not go around them).
+ */
+static int
+etcview_ca_binds(struct viewfs *c)
+{
+	static const char *const bundles[] = {AISB_CA_BUNDLES};
+	const char *ca = c->o->ca_pem;
+	char low[4200], vpath[128];
+	_cleanup_close_ int lowfd = -1;
+	int r;
+
+	snprintf(
+	    low, sizeof(low), "%s/etc", strcmp(c->root, "/") ? c->root : "");
+	lowfd = open(low, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (lowfd < 0)
+		return log_errno(-errno, "%s: %m", low);
+	for (size_t i = 0; i < ELEMENTSOF(bundles); i++) {
+		char *b = NULL, *text = NULL;
+		size_t n = 0;
+
+		r = etcview_lowfile(lowfd, bundles[i], &b, &n);
+		if (r < 0)
+			return log_errno(r, "/etc/%s: %m", bundles[i]);
+		if (r == 0)
+			continue;
+		r = asprintf(&text, "%.*s%s%s", (int)n, b,
+		    n && b[n - 1] != '\n' ? "\n" : "", ca);
+		free(b);
+		if (r < 0)
+			return log_errno(-ENOMEM, "out of memory");
+		snprintf(vpath, sizeof(vpath), "/etc/%s", bundles[i]);
+		r = etcview_genfile(c, vpath, text, false);
+		free(text);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int
 etcview_files(struct viewfs *c)
 {
@@ -257,5 +441,7 @@ etcview_files(struct viewfs *c)
 	    (r = etcview_genfile(c, "/etc/hosts", o->hosts, false)) < 0 ||
 	    (r = etcview_genfile(c, "/etc/resolv.conf", o->resolv, false)) < 0)
 		return r;
+	if (o->ca_pem)
+		return etcview_ca_binds(c);
 	return 0;
 }

@@ -237,11 +237,44 @@ gatectl_hand_sockets(int fd, const struct aisb_policy *p)
 }
 
 int
-gatectl_wait_ready(int fd)
+gatectl_send_creds(int fd, const struct cred_set *cs)
+{
+	/* "cred" I N PLEN VLEN, then the two strings. */
+	char msg[10 + POLICY_CRED_MAX + CRED_MIN_RANDOM + POLICY_CRED_MAX];
+	int r = 0;
+
+	if (cs->n > POLICY_MAX_CREDS)
+		return log_errno(-E2BIG, "too many credentials");
+	for (size_t i = 0; i < cs->n && r == 0; i++) {
+		const struct cred_value *v = &cs->v[i];
+		size_t len = 10 + v->plen + v->vlen;
+
+		if (v->plen > POLICY_CRED_MAX + CRED_MIN_RANDOM ||
+		    v->vlen > POLICY_CRED_MAX)
+			return log_errno(-E2BIG, "credential too large");
+		memcpy(msg, "cred", 4);
+		msg[4] = (char)i;
+		msg[5] = (char)cs->n;
+		msg[6] = (char)(v->plen >> 8);
+		msg[7] = (char)(v->plen & 0xff);
+		msg[8] = (char)(v->vlen >> 8);
+		msg[9] = (char)(v->vlen & 0xff);
+		memcpy(msg + 10, v->placeholder, v->plen);
+		memcpy(msg + 10 + v->plen, v->value, v->vlen);
+		if (send(fd, msg, len, MSG_NOSIGNAL) != (ssize_t)len)
+			r = log_errno(-errno,
+			    "handing the credentials to the egress gate: %m "
+			    "(did it die? see the log)");
+	}
+	explicit_bzero(msg, sizeof(msg));
+	return r;
+}
+
+/* Wait for a message from the gate: 0 when one is there, or -errno. */
+static int
+wait_gate(int fd, const char *what)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	char reply[16];
-	ssize_t n;
 	int r;
 
 	do
@@ -251,9 +284,53 @@ gatectl_wait_ready(int fd)
 		return log_errno(-errno, "waiting for the egress gate: %m");
 	if (r == 0)
 		return log_errno(-ETIMEDOUT,
-		    "the egress gate did not get "
-		    "ready in %d s",
+		    "the egress gate did not send %s in %d s", what,
 		    READY_TIMEOUT_MS / 1000);
+	return 0;
+}
+
+int
+gatectl_recv_ca(int fd, char **ret_pem, char hash[9])
+{
+	_cleanup_free_ char *buf = malloc(GATECTL_CA_MAX + 1);
+	ssize_t n;
+	int r;
+
+	*ret_pem = NULL;
+	if (buf == NULL)
+		return -ENOMEM;
+	if ((r = wait_gate(fd, "its certificate authority")) < 0)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
+		return r;
+	n = recv(fd, buf, GATECTL_CA_MAX, MSG_DONTWAIT);
+	if (n <= 0)
+		return log_errno(-EPIPE,
+		    "the egress gate exited before it sent its certificate "
+		    "authority (see its message above or the log)");
+	if (n < 10 + 27 || memcmp(buf, "ca", 2) != 0 ||
+	    strspn(buf + 2, "0123456789abcdef") < 8)
+		return log_errno(
+		    -EPROTO, "the egress gate sent no certificate authority");
+	buf[n] = '\0';
+	if (memchr(buf + 10, '\0', (size_t)n - 10) != NULL ||
+	    strncmp(buf + 10, "-----BEGIN CERTIFICATE-----\n", 28) != 0)
+		return log_errno(-EPROTO,
+		    "the egress gate's certificate authority is not PEM");
+	memcpy(hash, buf + 2, 8);
+	hash[8] = '\0';
+	*ret_pem = strdup(buf + 10);
+	return *ret_pem ? 0 : -ENOMEM;
+}
+
+int
+gatectl_wait_ready(int fd)
+{
+	char reply[16];
+	ssize_t n;
+	int r;
+
+	if ((r = wait_gate(fd, "\"ready\"")) < 0)
+		return r;
 	n = recv(fd, reply, sizeof(reply), 0);
 	if (n == 5 && memcmp(reply, "ready", 5) == 0)
 		return 0;

@@ -7,7 +7,23 @@
 #include <sys/types.h>
 
 #include "args.h"
+#include "cred.h"
 #include "policy.h"
+
+/*
+ * The control socket (SOCK_SEQPACKET, fd 3 in the gate), one message a
+ * line, in the order they are sent:
+ *   outer -> gate  "cred" I N PLEN VLEN PLACEHOLDER VALUE, once per
+ *                  credential (I = 0..N-1, one byte each; the lengths
+ *                  two bytes, big-endian), right after the spawn and
+ *                  before init is cloned;
+ *   gate -> init   "ca" HASH PEM: the session CA's certificate (HASH:
+ *                  its subject's 8 hex digits, as OpenSSL names trust
+ *                  directory links), when the policy has credentials;
+ *   init -> gate   "sockets" with the listening sockets (SCM_RIGHTS);
+ *   gate -> init   "ready", or "error".
+ */
+#define GATECTL_CA_MAX 65536 /* bytes of the "ca" message */
 
 /*
  * Outer, before the sandbox netns exists: socketpair + fork + exec
@@ -33,6 +49,21 @@ int gatectl_spawn_rec(const char *path, const char *const argv[],
     pid_t *ret_pid, int *ret_fd, int *ret_rec);
 int gatectl_spawn_path(
     const char *path, const char *const argv[], pid_t *ret_pid, int *ret_fd);
+
+/*
+ * Outer, right after gatectl_spawn: the credentials' placeholders and
+ * values for the gate, one message each; the message buffers are wiped.
+ * The caller then wipes cs's values (cred_wipe) before init is cloned.
+ * 0 or -errno (logged).
+ */
+int gatectl_send_creds(int fd, const struct cred_set *cs);
+
+/*
+ * init, before the /etc view: the gate's "ca" message.  *ret_pem (malloc,
+ * NUL-terminated) is the session CA in PEM, hash its subject hash (8 hex
+ * digits and a NUL).  Waits at most 10 s.  0 or -errno (logged).
+ */
+int gatectl_recv_ca(int fd, char **ret_pem, char hash[9]);
 
 /*
  * init, inside the sandbox netns: create the listening sockets (proxy

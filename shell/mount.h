@@ -18,9 +18,10 @@
  *     devpts instance, ptmx, shm, fd links), /tmp (filesystem.tmp_size)
  *     (mount.c);
  *   - /etc: a read-only overlay whose top layer holds the generated
- *     passwd, group, hostname, hosts, resolv.conf and the covers of the
- *     hidden paths under /etc; without overlayfs, binds over the
- *     originals (etcview.c);
+ *     passwd, group, hostname, hosts, resolv.conf, with credentials the
+ *     trust bundles with the session CA, and the covers of the hidden
+ *     paths under /etc; without overlayfs, binds over the originals
+ *     (etcview.c);
  *   - a top-level hide entry is an empty directory of the skeleton; a
  *     deeper hidden directory gets an empty tmpfs, a hidden file an
  *     empty file, both read-only in the end; globs are expanded against
@@ -51,6 +52,11 @@ struct mount_opts {
 	const char *home_in; /* the agent's home inside */
 	const char *home_host; /* passwd home on the host (never shown) */
 	const char *passwd, *group, *hosts, *hostname, *resolv;
+	/*
+	 * With credentials: the session CA (PEM) and its subject hash,
+	 * added to the trust bundles in /etc (etcview.c); else NULL.
+	 */
+	const char *ca_pem, *ca_hash;
 };
 
 /* Is the top-level NAME of filesystem.root in the system set (shown

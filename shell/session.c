@@ -33,6 +33,7 @@
 #include "aisb.h"
 #include "args.h"
 #include "callerenv.h"
+#include "cred.h"
 #include "env.h"
 #include "etc.h"
 #include "form.h"
@@ -71,6 +72,8 @@ struct session {
 	int gate_fd;
 	int rec_fd; /* the gate's record socket, the outer's end */
 	struct sessrec *rec;
+	/* The credentials: values only until the gate has them. */
+	struct cred_set creds;
 };
 
 /* ---- the inner (stage 10) ------------------------------------------ */
@@ -191,10 +194,11 @@ static int
 stage_view(struct session *s)
 {
 	_cleanup_free_ char *passwd = NULL, *group = NULL, *hosts = NULL,
-	                    *hostname = NULL, *resolv = NULL;
+	                    *hostname = NULL, *resolv = NULL, *ca = NULL;
 	_cleanup_close_ int pfd = -1;
 	struct mount_opts mo;
 	struct viewcheck vc;
+	char ca_hash[9];
 	int r;
 
 	r = project_open(&s->proj, &pfd);
@@ -202,6 +206,10 @@ stage_view(struct session *s)
 		return r;
 	r = viewcheck_expect(&vc, s->pol, pfd, s->home_in, s->home_host);
 	if (r < 0)
+		return r;
+	/* The gate's session CA, for the trust bundles in /etc. */
+	if (s->pol->ncreds > 0 &&
+	    (r = gatectl_recv_ca(s->gate_fd, &ca, ca_hash)) < 0)
 		return r;
 	passwd = etc_passwd(s->user, s->uid, s->gid, s->home_in, s->pol->shell);
 	group = etc_group(s->group, s->gid);
@@ -221,8 +229,12 @@ stage_view(struct session *s)
 	    .hosts = hosts,
 	    .hostname = hostname,
 	    .resolv = resolv,
+	    .ca_pem = ca,
+	    .ca_hash = ca ? ca_hash : NULL,
 	};
 	if ((r = mount_setup(&mo)) < 0)
+		return r;
+	if ((r = cred_check_hidden(s->pol, &s->creds)) < 0)
 		return r;
 	return viewcheck_run(&vc, "/");
 }
@@ -405,20 +417,36 @@ home_inside(struct session *s)
 	return 0;
 }
 
-/* The environment, with the secrets (wiped here once it holds them). */
+/*
+ * The environment, with the secrets (wiped here once it holds them) and
+ * the credentials' placeholders.  The credentials' values are read here
+ * too, into s->creds, for the gate: they never enter the environment.
+ */
 static int
 build_env(struct session *s)
 {
-	char **secrets = NULL;
+	char **secrets = NULL, **creds = NULL;
+	char bundle[PATH_MAX];
 	int r;
 
 	if ((r = secret_read(s->pol, s->uid, &secrets)) < 0)
 		return r;
+	if ((r = cred_read(s->pol, &s->creds)) < 0) {
+		env_free(secrets);
+		return r;
+	}
+	if ((r = cred_env(s->pol, &s->creds, &creds)) < 0) {
+		env_free(secrets);
+		return log_errno(r, "environment: %m");
+	}
 	r = env_build(
 	    &(struct env_opts){
 	        .pol = s->pol,
 	        .caller = callerenv_all(),
 	        .secrets = secrets,
+	        .creds = creds,
+	        .ca_bundle =
+	            etc_ca_bundle(s->pol->fs.root, bundle, sizeof(bundle)),
 	        .user = s->user,
 	        .home = s->home_in,
 	        .pwd = s->pol->project.target,
@@ -426,6 +454,7 @@ build_env(struct session *s)
 	    },
 	    &s->envp);
 	env_free(secrets);
+	env_free(creds);
 	if (r < 0)
 		return log_errno(r, "environment: %m");
 	return 0;
@@ -566,9 +595,15 @@ session_run(struct session *s, const struct aisb_args *a)
 	if (r >= 0)
 		r = sesslimits_setup(s->pol, s->id, &lim);
 	/* Stage 3: the gate. */
-	if (r >= 0 && s->pol->net.mode == AISB_NET_GATED)
-		r = gatectl_spawn(
-		    a, s->pol, s->id, &gate, &s->gate_fd, &s->rec_fd);
+	if (r >= 0 && s->pol->net.mode == AISB_NET_GATED &&
+	    (r = gatectl_spawn(
+	         a, s->pol, s->id, &gate, &s->gate_fd, &s->rec_fd)) >= 0)
+		r = gatectl_send_creds(s->gate_fd, &s->creds);
+	/*
+	 * The credentials' values are the gate's now: wiped here before
+	 * init is cloned, so neither init nor the inner ever holds them.
+	 */
+	cred_wipe(&s->creds);
 	if (r >= 0) {
 		slog_start(&(struct slog_start){
 		    .id = s->id,
@@ -597,7 +632,8 @@ session_run(struct session *s, const struct aisb_args *a)
 		        : timed_out           ? "timeout"
 		                              : "exit");
 		s->rec = NULL;
-	}
+	} else if (gate > 0)
+		(void)gatectl_stop(gate, sessrec_drain, s->rec);
 	sesslimits_teardown(lim);
 	return status;
 }
@@ -612,6 +648,7 @@ session_free(struct session *s)
 	project_sel_free(&s->proj);
 	form_free(&s->form);
 	env_free(s->envp);
+	cred_free(&s->creds);
 	policy_free(s->pol);
 	if (s->gate_fd >= 0)
 		close(s->gate_fd);

@@ -3,7 +3,7 @@
 # any is missing (root only; otherwise say what to install).
 set -eu
 build_pkgs=(build-essential pkg-config libpam0g-dev libcap-ng-dev
-	libnftnl-dev libmnl-dev libconfuse-dev libseccomp-dev)
+	libnftnl-dev libmnl-dev libconfuse-dev libseccomp-dev libssl-dev)
 test_pkgs=(pamtester openssh-server openssh-client dnsmasq nftables mandoc
 	shellcheck tmux curl wget iproute2 util-linux passwd login procps psmisc
 	python3 socat openssl clang libclang-rt-14-dev perl cron at git

@@ -73,6 +73,7 @@ gt_setup() {
 	ten.tgat.test A 10.0.0.1
 	mapped.tgat.test AAAA ::ffff:127.0.0.1
 	rebind.tgat.test A 127.0.0.2 127.0.0.1
+	noname.tgat.test A 127.0.0.2
 	T
 	: > "$T/canary.log"
 	: > "$T/dns.log"

@@ -8,7 +8,8 @@
 
 Origin paths: /hello, /bytes/N (N deterministic bytes), POST /echo
 (echoes the body, Content-Length or chunked), /close (Connection:
-close, body ends at EOF).  DNS TABLE lines: "name A addr [addr2]" or
+close, body ends at EOF), /headers (the request line and headers), /stream/N
+(N chunks "event i" 0.4 s apart, chunked: a stream).  DNS TABLE lines: "name A addr [addr2]" or
 "name AAAA addr"; a name with two A addresses answers the first on the
 first query and the second on every later one (DNS rebinding), TTL 0.
 A broken DNS server (MODE): --silent never answers, --servfail answers
@@ -21,6 +22,7 @@ import ssl
 import struct
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -57,8 +59,19 @@ class Origin(BaseHTTPRequestHandler):
             self.send(pattern(int(self.path[7:])), ctype="application/octet-stream")
         elif self.path == "/close":
             self.send(b"closing body\n", close=True)
-        elif self.path == "/headers":
-            self.send(str(self.headers).encode())
+        elif self.path.split("?")[0] == "/headers":
+            self.send((self.requestline + "\n" + str(self.headers)).encode())
+        elif self.path.startswith("/stream/"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(int(self.path[8:])):
+                d = b"data: event %d\n\n" % i
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(d), d))
+                self.wfile.flush()
+                time.sleep(0.4)
+            self.wfile.write(b"0\r\n\r\n")
         else:
             self.send_error(404)
 

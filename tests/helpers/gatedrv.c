@@ -3,7 +3,7 @@
  * of the sandbox (tests/gate/).
  *
  *   gatedrv --config FILE --user NAME --gate PATH [--no-seccomp]
- *           [--wrap PROG] [--nft] [--records FILE]
+ *           [--wrap PROG] [--nft] [--records FILE] [--ca-out FILE]
  *
  * Loads the policy, spawns the gate with gatectl_spawn_path() (so the
  * gate stays in this netns, the "host"), then enters a new network
@@ -15,6 +15,9 @@
  * --records FILE: the gate gets its egress record socket (fd 4, as in
  * a session) and every message it sends is appended to FILE, one a line
  * (a child reads them until the gate closes the socket).
+ * With credentials in the policy it reads them and hands them over
+ * (shell/cred.c, gatectl_send_creds), prints "cred NAME PLACEHOLDER"
+ * lines and writes the gate's session CA to --ca-out FILE.
  * Clients join its netns with nsenter --net=/proc/PID/ns/net.  If the
  * gate dies, gatedrv stays (the netns stays) and says so on stderr.
  */
@@ -32,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../shell/cred.c"
 #include "../../shell/gatectl.c"
 #include "../../shell/net.c"
 #include "../../shell/netlink.c"
@@ -61,7 +65,7 @@ int
 main(int argc, char **argv)
 {
 	const char *config = NULL, *user = NULL, *gate = NULL, *wrap = NULL,
-	           *records = NULL;
+	           *records = NULL, *ca_out = NULL;
 	bool noseccomp = false, nft = false;
 	struct policy_opts po = {0};
 	struct policy_errs errs = {0};
@@ -88,6 +92,8 @@ main(int argc, char **argv)
 			nft = true;
 		else if (strcmp(argv[i], "--records") == 0 && i + 1 < argc)
 			records = argv[++i];
+		else if (strcmp(argv[i], "--ca-out") == 0 && i + 1 < argc)
+			ca_out = argv[++i];
 		else {
 			fprintf(stderr, "gatedrv: bad argument %s\n", argv[i]);
 			return 2;
@@ -136,9 +142,39 @@ main(int argc, char **argv)
 		perror("gatedrv: sigprocmask");
 		return 77;
 	}
-	if (gatectl_spawn_rec(
-	        wrap ? wrap : gate, av, &pid, &fd, records ? &rec : NULL) < 0)
-		return 77;
+	{
+		struct cred_set cs;
+
+		if ((r = cred_read(p, &cs)) < 0)
+			return r == -SESSION_EPOLICY ? 78 : 77;
+		if (gatectl_spawn_rec(wrap ? wrap : gate, av, &pid, &fd,
+		        records ? &rec : NULL) < 0) {
+			cred_free(&cs);
+			return 77;
+		}
+		r = gatectl_send_creds(fd, &cs);
+		/* The placeholders, for the tests (never a value). */
+		for (size_t i = 0; r == 0 && i < cs.n; i++)
+			printf("cred %s %s\n", p->creds[i].name,
+			    cs.v[i].placeholder);
+		cred_free(&cs);
+		if (r < 0)
+			return 77;
+	}
+	if (p->ncreds > 0) {
+		char *pem = NULL, hash[9];
+		FILE *f;
+
+		if (gatectl_recv_ca(fd, &pem, hash) < 0)
+			return 77;
+		if (ca_out &&
+		    ((f = fopen(ca_out, "w")) == NULL || fputs(pem, f) < 0 ||
+		        fclose(f) != 0)) {
+			perror("gatedrv: --ca-out");
+			return 77;
+		}
+		free(pem);
+	}
 	if (records) {
 		int out = open(
 		    records, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

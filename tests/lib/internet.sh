@@ -37,6 +37,7 @@
 # ever forwarded):
 #	origin.test		A $INET_ADDR_ORIGIN	(b+17)
 #	api.example.test	A $INET_ADDR_API	(b+18)
+#	api.test		A $INET_ADDR_API
 #	www.example.test	A $INET_ADDR_API
 #	other.example.test	A $INET_ADDR_OTHER	(b+20)
 #	denied.example.test	A $INET_ADDR_DENIED	(b+19)
@@ -54,7 +55,13 @@
 # Origin HTTP(S) paths (every response has X-Origin-Addr: the local
 # address the connection arrived on, and Content-Length; keep-alive):
 #	GET /			"aisb-origin ok\n"
-#	GET /headers		the request head, echoed as "Name: value" lines
+#	GET /headers, GET /echo	the request head, echoed as "Name: value" lines
+#	GET /sse/N		N server-sent events ("data: event I"), 0.4 s
+#				apart, chunked, text/event-stream
+#	ANY /private/REST	REST (any path above) only with an Authorization
+#				header equal to the content of
+#				$INET_DIR/private.auth (the test writes it);
+#				else 401 with WWW-Authenticate: Basic
 #	GET /bytes/N		N bytes of the pattern i % 251 (N <= 64 MiB)
 #	GET /status/NNN		an empty response with that status
 #	GET /slow/S		the "/" body after S seconds (S <= 30)
@@ -76,6 +83,7 @@
 #	INET_ADDR_SVC		free for added services (svc.test, git.test)
 #	INET_HTTP_ADDR		= INET_ADDR_ORIGIN
 #	INET_CA			test CA certificate (PEM)
+#	INET_CA_OTHER		the other CA, of the :8443 servers (PEM)
 #	INET_DNS_LOG		dnsmasq --log-queries output
 #	INET_HTTP_LOG		one line per origin request / banner connection
 #	INET_RESOLV		a resolv.conf naming INET_DNS (bind-mount it)
@@ -113,6 +121,7 @@ _inet_vars() {
 	INET_ADDR_SVC=198.51.100.$((b + 21))
 	INET_HTTP_ADDR=$INET_ADDR_ORIGIN
 	INET_CA=$INET_DIR/ca.pem
+	INET_CA_OTHER=$INET_DIR/ca-other.pem
 	INET_DNS_LOG=$INET_DIR/dnsmasq.log
 	INET_HTTP_LOG=$INET_DIR/origin.log
 	INET_RESOLV=$INET_DIR/resolv.conf
@@ -122,7 +131,7 @@ _inet_vars() {
 	    INET_HOST_ADDR INET_DNS INET_LINK_NET INET_ORIGIN_NET \
 	    INET_ADDR_ORIGIN INET_ADDR_API INET_ADDR_DENIED INET_ADDR_OTHER \
 	    INET_ADDR_SVC \
-	    INET_HTTP_ADDR INET_CA INET_DNS_LOG INET_HTTP_LOG INET_RESOLV \
+	    INET_HTTP_ADDR INET_CA INET_CA_OTHER INET_DNS_LOG INET_HTTP_LOG INET_RESOLV \
 	    INET_WWW INET_SSH_KNOWN_HOSTS
 }
 
@@ -202,7 +211,7 @@ _inet_ca() {
 	local d=$INET_DIR san
 	san="DNS:origin.test,DNS:api.example.test,DNS:www.example.test"
 	san="$san,DNS:other.example.test,DNS:denied.example.test,DNS:multi.test"
-	san="$san,DNS:rebind.test,DNS:*.example.test"
+	san="$san,DNS:rebind.test,DNS:*.example.test,DNS:api.test"
 	san="$san,IP:$INET_ADDR_ORIGIN,IP:$INET_ADDR_API,IP:$INET_ADDR_DENIED"
 	san="$san,IP:$INET_ADDR_OTHER,DNS:svc.test,DNS:git.test,IP:$INET_ADDR_SVC"
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
@@ -217,13 +226,22 @@ _inet_ca() {
 	    "$san" > "$d/server.ext" &&
 	openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" \
 	    -CAkey "$d/ca.key" -CAcreateserial -days 7 \
-	    -extfile "$d/server.ext" -out "$d/server.pem" 2>/dev/null
+	    -extfile "$d/server.ext" -out "$d/server.pem" 2>/dev/null &&
+	# The same names from a CA nobody trusts (the :8443 servers).
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+	    -nodes -keyout "$d/ca-other.key" -out "$d/ca-other.pem" -days 7 \
+	    -subj "/CN=aisb other CA $INET_NAME" \
+	    -addext "basicConstraints=critical,CA:TRUE" \
+	    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null &&
+	openssl x509 -req -in "$d/server.csr" -CA "$d/ca-other.pem" \
+	    -CAkey "$d/ca-other.key" -CAcreateserial -days 7 \
+	    -extfile "$d/server.ext" -out "$d/server-other.pem" 2>/dev/null
 }
 
 _inet_hosts() {
 	cat <<EOF
 $INET_ADDR_ORIGIN origin.test multi.test rebind.test
-$INET_ADDR_API api.example.test www.example.test multi.test
+$INET_ADDR_API api.example.test www.example.test multi.test api.test
 $INET_ADDR_DENIED denied.example.test
 $INET_ADDR_OTHER other.example.test
 $INET_ADDR_SVC svc.test git.test
@@ -417,14 +435,45 @@ class H(BaseHTTPRequestHandler):
             raise ValueError("body too large")
         return self.rfile.read(n) if n else b""
 
+    def private(self):
+        # /private/REST: REST, with the Authorization of private.auth only.
+        try:
+            with open(os.path.join(d, "private.auth")) as f:
+                want = f.read().strip()
+        except OSError:
+            want = None
+        if want is None or self.headers.get("Authorization", "") != want:
+            self.reply(401, b"authorization required\n",
+                       [("WWW-Authenticate", 'Basic realm="aisb"')])
+            return False
+        self.path = self.path[8:]
+        return True
+
+    def sse(self, n):
+        self.send_response(200)
+        self.send_header("X-Origin-Addr", self.connection.getsockname()[0])
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for i in range(min(n, 100)):
+            ev = b"data: event %d\n\n" % i
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(ev), ev))
+            self.wfile.flush()
+            time.sleep(0.4)
+        self.wfile.write(b"0\r\n\r\n")
+
     def do_GET(self):
         self.note()
+        if self.path.startswith("/private/") and not self.private():
+            return
         p = self.path.split("?")[0]
         if p == "/":
             return self.reply(200, b"aisb-origin ok\n", [("Content-Type", "text/plain")])
-        if p == "/headers":
+        if p in ("/headers", "/echo"):
             b = "".join("%s: %s\n" % (k, v) for k, v in self.headers.items())
             return self.reply(200, (self.requestline + "\n" + b).encode())
+        if p.startswith("/sse/"):
+            return self.sse(int(p[5:]))
         if p.startswith("/bytes/"):
             n = min(int(p[7:]), 64 << 20)
             pat = bytes(i % 251 for i in range(251))
@@ -475,6 +524,9 @@ class H(BaseHTTPRequestHandler):
 
     def do_POST(self):
         self.note()
+        if self.path.startswith("/private/") and not self.private():
+            self.close_connection = True
+            return
         try:
             b = self.body()
         except (ValueError, OSError):
@@ -528,10 +580,13 @@ class TCP(socketserver.ThreadingTCPServer):
 
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(os.path.join(d, "server.pem"), os.path.join(d, "server.key"))
+other = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+other.load_cert_chain(os.path.join(d, "server-other.pem"),
+                      os.path.join(d, "server.key"))
 servers = []
 for a in addrs:
-    servers += [HTTP(a, 80, None), HTTP(a, 443, ctx), TCP((a, 22), Banner),
-                TCP((a, 23), Banner)]
+    servers += [HTTP(a, 80, None), HTTP(a, 443, ctx), HTTP(a, 8443, other),
+                TCP((a, 22), Banner), TCP((a, 23), Banner)]
 for s in servers:
     threading.Thread(target=s.serve_forever, daemon=True).start()
 open(os.path.join(d, "origin.ready"), "w").close()

@@ -1,0 +1,87 @@
+/*
+ * fuzz_inject.c: the request heads inside a terminated TLS connection
+ * (gate/inject.c over gate/http.c's http_parse_origin_head), with two
+ * credentials as tls.c sets them up (one for this host, one not; one
+ * bare header, one Basic), then the body framing of what follows.
+ * Checks what must hold for any input: a head that parses fits the
+ * output, the value appears in the output only in its own header and
+ * only for the credential of this host, and never for a foreign one.
+ */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gate.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define PH "sk-test-PLACEHOLDER0123456789"
+#define VAL "sk-test-REALVALUE99999999999"
+#define PH2 "ghp_OTHERPLACEHOLDER000000000"
+#define VAL2 "ghp_OTHERREALVALUE7777777777"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char out[HTTP_HEAD_MAX + 4096];
+	static const struct inject_cred creds[2] = {
+	    {.name = "api",
+	        .hname = "x-api-key",
+	        .ph = PH,
+	        .ph_raw = sizeof(PH) - 1,
+	        .ph_hdr = PH,
+	        .ph_len = sizeof(PH) - 1,
+	        .val_hdr = VAL,
+	        .val_len = sizeof(VAL) - 1,
+	        .here = true},
+	    {.name = "gh",
+	        .hname = "authorization",
+	        .ph = PH2,
+	        .ph_raw = sizeof(PH2) - 1,
+	        .ph_hdr = "Bearer " PH2,
+	        .ph_len = sizeof("Bearer " PH2) - 1,
+	        .val_hdr = "Bearer " VAL2,
+	        .val_len = sizeof("Bearer " VAL2) - 1,
+	        .ci_len = 7,
+	        .here = false},
+	};
+	const struct inject_target t = {.host = "api.example.test",
+	    .port = 443,
+	    .creds = creds,
+	    .ncreds = 2};
+	struct inject_result res;
+	struct http_body b;
+	const char *p = (const char *)data;
+	int r;
+
+	r = inject_head(&t, p, size, out, sizeof(out), &res);
+	if (r != INJ_OK)
+		return 0;
+	if (res.out_len > sizeof(out) || res.head_len > size)
+		__builtin_trap();
+	/* A foreign credential's value never appears. */
+	if (memmem(out, res.out_len, VAL2, sizeof(VAL2) - 1) != NULL)
+		__builtin_trap();
+	/* The value appears only when injected, and then in its header. */
+	{
+		const char *v = memmem(out, res.out_len, VAL, sizeof(VAL) - 1);
+
+		if (v != NULL && !(res.injected & 1))
+			__builtin_trap();
+		if (v != NULL &&
+		    !(v - out >= 11 && memcmp(v - 2, ": ", 2) == 0 &&
+		        memcmp(v + sizeof(VAL) - 1, "\r\n", 2) == 0))
+			__builtin_trap();
+	}
+	http_body_start(&b, &res.req);
+	{
+		size_t rest = size - res.head_len, half = rest / 2;
+		ssize_t k = http_body_feed(&b, p + res.head_len, half);
+
+		if (k >= 0 && (size_t)k == half && b.st != HB_DONE)
+			(void)http_body_feed(
+			    &b, p + res.head_len + half, rest - half);
+	}
+	return 0;
+}
