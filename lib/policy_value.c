@@ -624,6 +624,8 @@ policy_value_check(struct policy_parse *ps, enum policy_kind k, const char *in,
 	case PV_PCT: {
 		size_t n = strlen(in);
 
+		if (strcmp(in, "0") == 0) /* no limit, as "0%" */
+			return (*out = strdup("0%")) ? 0 : -ENOMEM;
 		if (n < 2 || in[n - 1] != '%' || n > 10) {
 			*why = "not a percentage (\"200%\": two cores)";
 			return -EINVAL;

@@ -89,4 +89,16 @@ chmod 0644 "$f"
 out=$("$AISB_SHELL" --config "$f" --check-config 2>&1)
 is "$?" 0 "users.d/example.conf.sample is valid on its own${out:+ ($out)}"
 
+# 0 is "no limit" for every limit that documents it: limits.cpu takes
+# "0" and 0 as "0%" (the JSON gives percent as a number), the others 0.
+f=$dir/ok-04-zero-limits.conf
+lim=$("$AISB_SHELL" --config "$f" --print-policy --json | python3 -c \
+    'import json,sys; k=json.load(sys.stdin)["keys"]; print(" ".join(str(k["limits."+n]["value"]) for n in ("memory","pids","cpu","nofile","fsize","timeout")))')
+is "$lim" "0 0 0 0 0 0" "limits of 0 stay 0"
+like "$("$AISB_SHELL" --config "$f" --print-policy | grep "^limits.cpu ")" '^limits.cpu = 0%' "limits.cpu = \"0\" prints as 0%"
+sed 's/cpu = "0"/cpu = 0/' "$f" >"$dir/zero-bare.conf"
+chmod 0644 "$dir/zero-bare.conf"
+out=$("$AISB_SHELL" --config "$dir/zero-bare.conf" --check-config 2>&1)
+is "$?" 0 "limits.cpu = 0 unquoted is accepted${out:+ ($out)}"
+
 done_testing
