@@ -12,6 +12,12 @@
  * and every directory above them may also be owned by the invoking user
  * (never group- or other-writable, never symlinks).
  *
+ * --check-config as root without --user checks the whole tree: the
+ * system file alone, every DIR/users.d/NAME.conf merged for its user, and
+ * every agent's merged policy with what a session would refuse on it
+ * (an agent that is root, a missing project.path or env.secret file).
+ * Every problem is printed; the status is 78 if there is any.
+ *
  * Exit status: 0; 78 when the policy is invalid or unsafe (every error
  * is printed, one per line, "FILE:LINE: KEY: message" or "FILE:
  * message"); 2 for a usage error; 1 when memory runs out.
@@ -45,12 +51,16 @@
  * network.allow_cidr as "ADDR/PREFIX".  "files" lists the files read.
  */
 #define _GNU_SOURCE /* asprintf */
+#include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "aisb.h"
@@ -162,6 +172,231 @@ load(const struct aisb_args *a, struct aisb_policy **p)
 	return 0;
 }
 
+/* ---- --check-config of the whole tree (root, no --user) ------------- */
+
+struct tree {
+	const char *conf; /* absolute --config FILE, or NULL */
+	uid_t trusted;
+	size_t problems;
+	char *seen[256]; /* users already checked */
+	size_t nseen;
+};
+
+static void problem(struct tree *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+problem(struct tree *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	t->problems++;
+}
+
+/* Load for user (NULL: the system file alone); errors are problems. */
+static int
+tree_load(
+    struct tree *t, const char *user, const char *home, struct aisb_policy **p)
+{
+	struct policy_opts o = {
+	    .user = user ? user : "root",
+	    .home = home ? home : "/root",
+	    .conf_path = t->conf,
+	    .system_only = user == NULL,
+	    .trusted_uid = t->trusted,
+	};
+	struct policy_errs errs = {0};
+	int r = policy_load(&o, p, &errs);
+
+	for (size_t i = 0; i < errs.n; i++)
+		problem(t, "%s", errs.msg[i]);
+	if (r < 0 && r != -ENOMEM && errs.n == 0)
+		problem(t, "%s: does not load (%s)",
+		    t->conf ? t->conf : AISB_CONF_PATH, strerror(-r));
+	policy_errs_free(&errs);
+	return r;
+}
+
+static bool
+tree_seen(struct tree *t, const char *user)
+{
+	for (size_t i = 0; i < t->nseen; i++)
+		if (strcmp(t->seen[i], user) == 0)
+			return true;
+	if (t->nseen < sizeof(t->seen) / sizeof(t->seen[0]) &&
+	    (t->seen[t->nseen] = strdup(user)) != NULL)
+		t->nseen++;
+	return false;
+}
+
+/* What a session of agent pw would refuse on its merged policy. */
+static void
+tree_session(
+    struct tree *t, const struct passwd *pw, const struct aisb_policy *p)
+{
+	const char *d = p->project.path;
+	struct stat st;
+
+	if (pw->pw_uid == 0)
+		problem(t, "%s: agents: %s is root; sessions never run as root",
+		    policy_origin(p, "agents"), pw->pw_name);
+	if (d && *d && (stat(d, &st) < 0 || !S_ISDIR(st.st_mode)))
+		problem(t, "%s: project.path: %s (agent %s) %s",
+		    policy_origin(p, "project.path"), d, pw->pw_name,
+		    errno == ENOENT ? "does not exist" : "is not a directory");
+	for (size_t i = 0; i < p->env.nsecrets; i++) {
+		const struct aisb_secret *s = &p->env.secrets[i];
+
+		if (stat(s->file, &st) < 0 || !S_ISREG(st.st_mode))
+			problem(t,
+			    "%s: env.secret %s: %s (agent %s) is not a "
+			    "readable file",
+			    policy_origin(p, "env.secret"), s->name, s->file,
+			    pw->pw_name);
+	}
+}
+
+static void
+tree_agent(struct tree *t, const char *name)
+{
+	struct aisb_policy *p = NULL;
+	struct passwd *pw = getpwnam(name);
+
+	if (pw == NULL || tree_seen(t, name))
+		return;
+	if (tree_load(t, pw->pw_name, pw->pw_dir, &p) == 0)
+		tree_session(t, pw, p);
+	policy_free(p);
+}
+
+/* Every agents entry: a user, or each member of @group (primary too). */
+static void
+tree_agents(struct tree *t, const struct aisb_policy *sys)
+{
+	for (size_t i = 0; i < sys->agents.n; i++) {
+		const char *a = sys->agents.v[i];
+		char **names = NULL;
+		size_t n = 0, cap = 0;
+		struct group *g;
+		struct passwd *pw;
+
+		if (a[0] != '@') {
+			tree_agent(t, a);
+			continue;
+		}
+		if (!(g = getgrnam(a + 1)))
+			continue;
+		for (char **m = g->gr_mem; *m; m++)
+			tree_agent(t, *m);
+		/* getpwent's buffer is reused: the names first, then load. */
+		setpwent();
+		while ((pw = getpwent())) {
+			if (pw->pw_gid != g->gr_gid)
+				continue;
+			if (n == cap) {
+				char **v = realloc(names,
+				    (cap = cap ? 2 * cap : 16) * sizeof(*v));
+				if (!v)
+					break;
+				names = v;
+			}
+			if ((names[n] = strdup(pw->pw_name)))
+				n++;
+		}
+		endpwent();
+		for (size_t j = 0; j < n; j++) {
+			tree_agent(t, names[j]);
+			free(names[j]);
+		}
+		free(names);
+	}
+}
+
+/* Each DIR/users.d/NAME.conf, merged for NAME. */
+static void
+tree_usersd(struct tree *t)
+{
+	const char *conf = t->conf ? t->conf : AISB_CONF_PATH;
+	_cleanup_free_ char *dir = NULL;
+	struct dirent **ents = NULL;
+	const char *slash = strrchr(conf, '/');
+	int n;
+
+	if (asprintf(&dir, "%.*s/users.d", (int)(slash - conf), conf) < 0) {
+		dir = NULL;
+		return;
+	}
+	n = scandir(dir, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char *name = ents[i]->d_name;
+		size_t l = strlen(name);
+		struct aisb_policy *p = NULL;
+		struct passwd *pw;
+
+		if (l > 5 && strcmp(name + l - 5, ".conf") == 0) {
+			name[l - 5] = '\0';
+			pw = getpwnam(name);
+			if (!tree_seen(t, name)) {
+				if (tree_load(t, name,
+				        pw ? pw->pw_dir : "/nonexistent",
+				        &p) == 0 &&
+				    pw && policy_is_agent(p, name))
+					tree_session(t, pw, p);
+				policy_free(p);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static int
+check_tree(const struct aisb_args *a)
+{
+	struct tree t = {.trusted = (uid_t)-1};
+	_cleanup_free_ char *conf = NULL;
+	struct aisb_policy *sys = NULL;
+	size_t nagents = 0;
+
+	if (a->config != NULL) {
+		if (!(conf = absolute(a->config)))
+			return 1;
+		t.conf = conf;
+		t.trusted = getuid();
+	}
+	if (tree_load(&t, NULL, NULL, &sys) == 0) {
+		struct aisb_policy *own = NULL;
+		struct passwd *pw = getpwuid(0);
+
+		/* Root's own merge: users.d itself is judged even when empty.
+		 */
+		tree_seen(&t, pw ? pw->pw_name : "root");
+		tree_load(&t, pw ? pw->pw_name : "root",
+		    pw ? pw->pw_dir : "/root", &own);
+		policy_free(own);
+		tree_usersd(&t);
+		tree_agents(&t, sys);
+		nagents = sys->agents.n;
+	}
+	policy_free(sys);
+	for (size_t i = 0; i < t.nseen; i++)
+		free(t.seen[i]);
+	if (t.problems) {
+		fprintf(
+		    stderr, "aisb-shell: the policy is invalid or unsafe\n");
+		return AISB_EX_CONFIG;
+	}
+	printf("aisb-shell: the policy is valid (%s, every users.d file, "
+	       "%zu agents entr%s)\n",
+	    t.conf ? t.conf : AISB_CONF_PATH, nagents,
+	    nagents == 1 ? "y" : "ies");
+	return 0;
+}
+
 int
 admin_main(const struct aisb_args *a)
 {
@@ -176,6 +411,8 @@ admin_main(const struct aisb_args *a)
 		fputs(usage, stdout);
 		return 0;
 	case ACT_CHECK_CONFIG:
+		if (a->user == NULL && getuid() == 0)
+			return check_tree(a);
 		if ((r = load(a, &p)) != 0)
 			return r;
 		printf("aisb-shell: policy for %s is valid (hash %s)\n",
