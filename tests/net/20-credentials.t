@@ -274,16 +274,25 @@ like "$out" "gw.conf:[0-9]+: credential.api.file: .*writable by group or other" 
 secret bad "$KEY" root 0644
 out=$(as "$U" "$AISB_SHELL" --config "$(conf other "$TOP/secrets/bad")" -c true 2>&1)
 is "$?" 78 "a credential file that other can read: exit 78"
-# Root's all the way down, but under /opt, which the sandbox shows.
+# Root's all the way down, but under a directory the policy shows
+# (filesystem.readonly: the default system view holds no /opt).
 vis=/opt/aisbt-cred.$$
 install -d -m 0755 -o root -g root "$vis"
 at_exit "rm -rf '$vis'"
 printf '%s\n' "$KEY" > "$vis/api"
 chown "root:$U" "$vis/api"
 chmod 0640 "$vis/api"
-out=$(as "$U" "$AISB_SHELL" --config "$(conf visible "$vis/api")" -c 'echo ran' 2>&1)
+out=$(as "$U" "$AISB_SHELL" --config "$(conf visible "$vis/api" \
+    "filesystem { readonly = {\"$vis\"} }")" -c 'echo ran' 2>&1)
 is "$?" 78 "a credential file the sandbox would show: exit 78"
 like "$out" "visible inside the sandbox" "... saying so"
 unlike "$out" "ran" "... and nothing ran"
 unlike "$out" "$KEY" "no message shows the value"
+out=$(as "$U" "$AISB_SHELL" --config "$(conf wholeroot "$vis/api" \
+    'filesystem { view = "whole-root-unsafe" }')" -c 'echo ran' 2>&1)
+is "$?" 78 "the same file under the whole-root view: exit 78"
+unlike "$out" "ran" "... and nothing ran"
+out=$(as "$U" "$AISB_SHELL" --config "$(conf notshown "$vis/api")" -c 'echo ran' 2>&1)
+is "$?" 0 "the twin: the system view does not show it, the session runs"
+like "$out" "^ran$" "... and its command ran"
 done_testing
