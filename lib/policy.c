@@ -9,6 +9,12 @@
  * struct aisb_policy with the origin of each, then the secrets, the
  * checks that need more than one key and the hash over the canonical
  * form (policy_print.c).
+ *
+ * One concern past 800 lines: building a policy from a parse, one
+ * function per section over the shared value lists (struct vals).
+ * The credential sections are the largest; they move to their own
+ * file once struct vals and its helpers are shared through
+ * policy_internal.h.
  */
 #define _GNU_SOURCE /* asprintf */
 #include <arpa/inet.h>

@@ -11,6 +11,10 @@
  *          open= up= down= first= last= why=        (one per name and port)
  *   dropped denied= other=
  *   end at= status= how= [by= by_pid=]                (once it has ended)
+ *
+ * One concern past 800 lines: this file format, written by the outer
+ * and read back (as untrusted bytes) by the admin commands; the
+ * writer and the reader stay together so that they cannot drift.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
