@@ -178,6 +178,9 @@ cgroup_host_probe(struct cgroup_host *h)
 		return errno == ENOENT ? 0 : -errno;
 	if (sf.f_type == CGROUP2_SUPER_MAGIC) {
 		h->mode = CGROUP_V2;
+		/* systemd as PID 1 (sd_booted(3)): a login sits in a logind
+		 * scope that must keep its processes (cgroup.h). */
+		h->nest = access("/run/systemd/system", F_OK) == 0;
 		h->root = strdup(CGROUP_FS);
 		return h->root ? 0 : -ENOMEM;
 	}
@@ -375,13 +378,120 @@ enable_controllers(int dfd)
 	}
 }
 
+/*
+ * Open the cgroup rel ("" for the root) below rootfd, one checked
+ * component at a time.  fd, or -errno (-EINVAL: a component is not a
+ * safe name).
+ */
 static int
-delegate_v2(const struct cgroup_host *h, const char *name, uid_t uid, gid_t gid,
-    pid_t pid)
+open_rel(int rootfd, const char *rel)
+{
+	_cleanup_free_ char *walk = strdup(rel);
+	_cleanup_close_ int cur = -1;
+	char *comp, *save = NULL;
+	int depth = 0;
+
+	if (!walk)
+		return -ENOMEM;
+	cur = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+	if (cur < 0)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
+		return -errno;
+	for (comp = strtok_r(walk, "/", &save); comp;
+	     comp = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (!cgroup_name_ok(comp) || ++depth > CGROUP_MAX_DEPTH)
+			return -EINVAL;
+		next = openat(
+		    cur, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (next < 0)
+			return -errno;
+		close(cur);
+		cur = next;
+	}
+	return TAKE_FD(cur);
+}
+
+#define MAX_PIDS 65536 /* per cgroup.procs read */
+
+int
+cgroup_read_procs(int dfd, pid_t **ret)
+{
+	_cleanup_close_ int fd = -1;
+	FILE *f;
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+	long pid;
+
+	fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "r");
+	if (!f)
+		return -errno;
+	(void)TAKE_FD(fd); /* f owns it now */
+	while (n < MAX_PIDS && fscanf(f, "%ld", &pid) == 1) {
+		if (n == cap) {
+			pid_t *nv;
+
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				fclose(f);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		if (pid > 0 && pid <= INT32_MAX)
+			v[n++] = (pid_t)pid;
+	}
+	fclose(f);
+	*ret = v;
+	return (int)n;
+}
+
+/*
+ * v2: where the delegation goes (cgroup.h: <base>).  On a systemd host,
+ * a caller alone in a cgroup of safe names (pam_systemd has just moved
+ * the login into its session scope) keeps its scope: the delegation is
+ * made below it.  Anywhere else, or with company in that cgroup (su from
+ * a shell of root's session), the hierarchy root.  *ret is "" for the
+ * root; caller frees it.
+ */
+static int
+pick_base(const struct cgroup_host *h, pid_t pid, char **ret)
+{
+	_cleanup_free_ char *rel = NULL;
+	_cleanup_free_ pid_t *pids = NULL;
+	_cleanup_close_ int rootfd = -1, fd = -1;
+
+	*ret = NULL;
+	if (h->nest && cgroup_path_of(h, CGROUP_MEMORY, pid, &rel) == 0 &&
+	    *rel) {
+		rootfd = open(h->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (rootfd >= 0)
+			fd = open_rel(rootfd, rel);
+		if (fd >= 0 && cgroup_read_procs(fd, &pids) == 1 && pids &&
+		    pids[0] == pid) {
+			*ret = TAKE_PTR(rel);
+			return 0;
+		}
+	}
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
+	*ret = strdup("");
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int
+delegate_v2(const struct cgroup_host *h, const char *base, const char *name,
+    uid_t uid, gid_t gid, pid_t pid)
 {
 	static const char *const files[] = {
 	    "cgroup.procs", "cgroup.subtree_control", "cgroup.threads", NULL};
-	_cleanup_close_ int rootfd = -1, top = -1, dfd = -1, lfd = -1;
+	_cleanup_close_ int rootfd = -1, bfd = -1, top = -1;
+	_cleanup_close_ int dfd = -1, lfd = -1;
 	char pidstr[16];
 	bool created;
 	int r;
@@ -389,20 +499,26 @@ delegate_v2(const struct cgroup_host *h, const char *name, uid_t uid, gid_t gid,
 	rootfd = open(h->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;
-	enable_controllers(rootfd);
-	top = open_top(rootfd, &created);
+	bfd = open_rel(rootfd, base);
+	if (bfd < 0)
+		return bfd;
+	/* The root takes controllers while it holds processes; a base
+	 * scope only once the login has left it for the leaf (below). */
+	if (!*base)
+		enable_controllers(bfd);
+	top = open_top(bfd, &created);
 	if (top < 0)
 		return top;
-	enable_controllers(top);
-	if (mkdirat(top, name, 0755) < 0)
-		return -errno;
+	if (mkdirat(top, name, 0755) < 0) {
+		r = -errno;
+		goto fail;
+	}
 	dfd =
 	    openat(top, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0) {
 		r = -errno;
 		goto fail;
 	}
-	enable_controllers(dfd);
 	if (mkdirat(dfd, CGROUP_LEAF, 0755) < 0) {
 		r = -errno;
 		goto fail;
@@ -419,11 +535,25 @@ delegate_v2(const struct cgroup_host *h, const char *name, uid_t uid, gid_t gid,
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	if ((r = cgroup_write(lfd, "cgroup.procs", pidstr)) < 0)
 		goto fail;
+	/*
+	 * No cgroup on the way holds a process of its own now: hand the
+	 * controllers down.  A base scope keeps them while the delegated
+	 * cgroup below uses them: v2 refuses to take a controller from a
+	 * cgroup whose child has it in its subtree_control (EBUSY), which
+	 * is also what holds when systemd re-applies the scope's own
+	 * (empty) controller set on a reload.
+	 */
+	if (*base)
+		enable_controllers(bfd);
+	enable_controllers(top);
+	enable_controllers(dfd);
 	return 0;
 fail:
 	if (dfd >= 0)
 		(void)unlinkat(dfd, CGROUP_LEAF, AT_REMOVEDIR);
 	(void)unlinkat(top, name, AT_REMOVEDIR);
+	if (*base && created)
+		(void)unlinkat(bfd, CGROUP_TOP, AT_REMOVEDIR);
 	return r;
 }
 
@@ -538,8 +668,9 @@ int
 cgroup_delegate_host(const struct cgroup_host *h, const char *user, uid_t uid,
     gid_t gid, pid_t pid, char *key, size_t keylen)
 {
+	_cleanup_free_ char *base = NULL;
 	char name[128];
-	int r;
+	int n, r;
 
 	if (pid <= 0 || keylen < CGROUP_KEYLEN)
 		return -EINVAL;
@@ -548,13 +679,22 @@ cgroup_delegate_host(const struct cgroup_host *h, const char *user, uid_t uid,
 	r = make_name(user, uid, pid, name, sizeof(name));
 	if (r < 0)
 		return r;
-	r = h->mode == CGROUP_V2 ? delegate_v2(h, name, uid, gid, pid)
-	                         : delegate_v1(h, name, uid, gid, pid);
+	if (h->mode == CGROUP_V1) {
+		r = delegate_v1(h, name, uid, gid, pid);
+		if (r < 0)
+			return r;
+		snprintf(key, keylen, "v1:%s/%s", CGROUP_TOP, name);
+		return 0;
+	}
+	r = pick_base(h, pid, &base);
 	if (r < 0)
 		return r;
-	snprintf(key, keylen, "%s:%s/%s", h->mode == CGROUP_V2 ? "v2" : "v1",
+	n = snprintf(key, keylen, "v2:%s%s%s/%s", base, *base ? "/" : "",
 	    CGROUP_TOP, name);
-	return 0;
+	if (n < 0 || (size_t)n >= keylen)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
+		return -ENAMETOOLONG;
+	return delegate_v2(h, base, name, uid, gid, pid);
 }
 
 int
@@ -572,56 +712,113 @@ cgroup_delegate(
 	return r;
 }
 
-/* "v2:aisb/NAME" -> NAME, checked; NULL if the key is malformed. */
-static const char *
-key_name(const struct cgroup_host *h, const char *key)
+/*
+ * "v1:aisb/NAME" or "v2:[BASE/]aisb/NAME": *ret_base (BASE or "",
+ * caller frees) and *ret_name (points into key), every component a safe
+ * name.  0, or -EINVAL for a malformed key: it must never name any other
+ * cgroup than one we made.
+ */
+static int
+key_parse(const struct cgroup_host *h, const char *key, char **ret_base,
+    const char **ret_name)
 {
 	const char *want = h->mode == CGROUP_V2 ? "v2:" : "v1:";
 	size_t tl = strlen(CGROUP_TOP);
+	const char *name, *top;
+	char *base, *comp, *save = NULL, *walk;
+	int depth = 0;
 
 	if (!key || h->mode == CGROUP_NONE || strncmp(key, want, 3) != 0)
-		return NULL;
+		return -EINVAL;
 	key += 3;
-	if (strncmp(key, CGROUP_TOP, tl) != 0 || key[tl] != '/')
-		return NULL;
-	key += tl + 1;
-	return cgroup_name_ok(key) ? key : NULL;
+	name = strrchr(key, '/');
+	if (!name || !cgroup_name_ok(name + 1) || name - key < (long)tl)
+		return -EINVAL;
+	top = name - tl;
+	if (strncmp(top, CGROUP_TOP, tl) != 0 || (top != key && top[-1] != '/'))
+		return -EINVAL;
+	if (top != key && h->mode != CGROUP_V2)
+		return -EINVAL;
+	base = strndup(key, top == key ? 0 : (size_t)(top - key - 1));
+	if (!base)
+		return -ENOMEM;
+	if (top != key && !*base) {
+		free(base);
+		return -EINVAL;
+	}
+	walk = strdupa(base);
+	for (comp = strtok_r(walk, "/", &save); comp;
+	     comp = strtok_r(NULL, "/", &save))
+		if (!cgroup_name_ok(comp) || ++depth > CGROUP_MAX_DEPTH) {
+			free(base);
+			return -EINVAL;
+		}
+	/* No empty component ("a//b", "/a", "a/"): the walk skips them. */
+	if (*base &&
+	    (base[0] == '/' || base[strlen(base) - 1] == '/' ||
+	        strstr(base, "//"))) {
+		free(base);
+		return -EINVAL;
+	}
+	*ret_base = base;
+	*ret_name = name + 1;
+	return 0;
 }
 
-/* Is the calling process inside CGROUP_TOP/name of this hierarchy? */
+/* Is the calling process inside BASE/CGROUP_TOP/name of this hierarchy? */
 static bool
-self_inside(const struct cgroup_host *h, enum cgroup_ctl c, const char *name)
+self_inside(const struct cgroup_host *h, enum cgroup_ctl c, const char *base,
+    const char *name)
 {
-	size_t tl = strlen(CGROUP_TOP), nl = strlen(name);
-	char *p = NULL;
-	bool in;
+	_cleanup_free_ char *p = NULL, *want = NULL;
+	size_t wl;
 
-	if (cgroup_path_of(h, c, 0, &p) < 0 || p == NULL)
+	if (cgroup_path_of(h, c, 0, &p) < 0 || p == NULL ||
+	    asprintf(&want, "%s%s%s/%s", base, *base ? "/" : "", CGROUP_TOP,
+	        name) < 0)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return false;
-	in = strncmp(p, CGROUP_TOP, tl) == 0 && p[tl] == '/' &&
-	    strncmp(p + tl + 1, name, nl) == 0 &&
-	    (p[tl + 1 + nl] == '\0' || p[tl + 1 + nl] == '/');
-	free(p);
-	return in;
+	wl = strlen(want);
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
+	return strncmp(p, want, wl) == 0 && (p[wl] == '\0' || p[wl] == '/');
 }
 
 static int
 reap_one(const struct cgroup_host *h, const char *root, enum cgroup_ctl c,
-    const char *name)
+    const char *base, const char *name)
 {
-	_cleanup_close_ int rootfd = -1, top = -1;
-	char pidstr[16];
+	_cleanup_close_ int rootfd = -1, bfd = -1, top = -1;
+	char pidstr[16], leaf[32];
 
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;
-	top = openat(rootfd, CGROUP_TOP,
-	    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	bfd = open_rel(rootfd, base);
+	if (bfd < 0)
+		return bfd == -ENOENT ? 0 : bfd;
+	top = openat(
+	    bfd, CGROUP_TOP, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (top < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (self_inside(h, c, name)) {
+	if (self_inside(h, c, base, name)) {
 		snprintf(pidstr, sizeof(pidstr), "%d", (int)getpid());
-		(void)cgroup_write(rootfd, "cgroup.procs", pidstr);
+		if (!*base)
+			(void)cgroup_write(rootfd, "cgroup.procs", pidstr);
+		else {
+			/* The scope has controllers on for its children, so
+			 * v2 takes no process into it again: a leaf of ours,
+			 * gone with the scope once we exit. */
+			_cleanup_close_ int lfd = -1;
+
+			snprintf(leaf, sizeof(leaf), "reap-%d", (int)getpid());
+			if (mkdirat(top, leaf, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			lfd = openat(top, leaf,
+			    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			if (lfd < 0)
+				return -errno;
+			(void)cgroup_write(lfd, "cgroup.procs", pidstr);
+		}
 	}
 	return cgroup_kill_remove(top, name, h->mode);
 }
@@ -631,16 +828,19 @@ cgroup_reap_host(const struct cgroup_host *h, const char *key)
 {
 	const char *roots[CGROUP_NCTL];
 	enum cgroup_ctl ctl[CGROUP_NCTL];
-	const char *name = key_name(h, key);
-	int i, n, r = 0, q;
+	_cleanup_free_ char *base = NULL;
+	const char *name;
+	int i, n, r, q;
 
-	if (!name)
-		return -EINVAL;
+	r = key_parse(h, key, &base, &name);
+	if (r < 0)
+		return r;
 	if (h->mode == CGROUP_V2)
-		return reap_one(h, h->root, CGROUP_MEMORY, name);
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
+		return reap_one(h, h->root, CGROUP_MEMORY, base, name);
 	n = v1_roots(h, roots, ctl);
 	for (i = 0; i < n; i++) {
-		q = reap_one(h, roots[i], ctl[i], name);
+		q = reap_one(h, roots[i], ctl[i], base, name);
 		if (q < 0 && r == 0)
 			r = q;
 	}

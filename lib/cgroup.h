@@ -6,13 +6,18 @@
  * printing, no signal dispositions.  docs/limits.md has the layout.
  *
  * Layout of a delegated cgroup (USER-ID: user name, login pid, random):
- *   v2: <root>/aisb/                 root, subtree_control +memory +pids +cpu
+ *   v2: <base>/aisb/                 root, subtree_control +memory +pids +cpu
  *       <root>/aisb/USER-ID/          owned by the user (dir, cgroup.procs,
  *                                     cgroup.subtree_control, cgroup.threads);
  *                                     controllers enabled for its children
- *       <root>/aisb/USER-ID/login/    owned by the user; the pid lands here
+ *       <base>/aisb/USER-ID/login/    owned by the user; the pid lands here
  *                                     (v2 forbids processes in a cgroup
  *                                     whose children get controllers)
+ *       <base> is the hierarchy root, or on a systemd host the caller's
+ *       own cgroup when the caller is alone in it (the logind session
+ *       scope pam_systemd just made for this login): then the session's
+ *       processes stay in that scope, so logind still sees them and
+ *       `loginctl terminate-session` or the scope's stop kills them all.
  *   v1: <ctl-root>/aisb/USER-ID/      for each mounted memory, pids, cpu,
  *                                     cpuacct hierarchy; owned by the user
  *                                     (dir, tasks, cgroup.procs); the pid
@@ -29,7 +34,8 @@
 
 #define CGROUP_TOP "aisb" /* our directory under each root */
 #define CGROUP_LEAF "login" /* v2: where the login's pid sits */
-#define CGROUP_KEYLEN 128
+#define CGROUP_KEYLEN 256
+#define CGROUP_MAX_DEPTH 32 /* nesting we follow below a session */
 
 enum cgroup_mode { CGROUP_NONE = 0, CGROUP_V1 = 1, CGROUP_V2 = 2 };
 
@@ -50,9 +56,11 @@ struct cgroup_host {
 	enum cgroup_mode mode;
 	char *root;
 	char *v1root[CGROUP_NCTL];
+	bool nest; /* v2: delegate below a lone caller's cgroup (systemd) */
 };
 
-/* Fill h from statfs(/sys/fs/cgroup) and /proc/self/mountinfo.  0 or -errno. */
+/* Fill h from statfs(/sys/fs/cgroup) and /proc/self/mountinfo; nest is
+ * set on a v2 host run by systemd (/run/systemd/system).  0 or -errno. */
 int cgroup_host_probe(struct cgroup_host *h);
 void cgroup_host_free(struct cgroup_host *h);
 
@@ -89,6 +97,12 @@ int cgroup_read_key(
     int dfd, const char *file, const char *key, unsigned long long *ret);
 
 /*
+ * The pids listed in cgroup.procs of the cgroup directory dfd, in the
+ * file's order, at most 65536.  Caller frees *ret.  Count or -errno.
+ */
+int cgroup_read_procs(int dfd, pid_t **ret);
+
+/*
  * cgroup_kill.c: kill every process in the cgroup named name below the
  * directory pfd and in its descendants (v2 with cgroup.kill: one write;
  * else SIGKILL through pidfds, round after round, until the tree is
@@ -113,9 +127,12 @@ int cgroup_delegate(const char *user, uid_t uid, gid_t gid, pid_t pid,
  * Root (pam_aisb session close): kill every process in the delegated
  * cgroup named by key and its descendants, then remove them.  When the
  * calling process itself sits inside (the sshd session process that
- * opened the session), it first moves itself to the root cgroup of that
- * hierarchy so that it survives.  The key is validated: it comes from
- * pam_get_data, but a malformed one must never name another cgroup.
+ * opened the session), it first moves itself out so that it survives:
+ * to the root cgroup of that hierarchy, or, when the delegation is below
+ * a systemd scope, to a leaf <base>/aisb/reap-PID of its own, which
+ * systemd removes with the scope once the caller exits.  The key is
+ * validated: it comes from pam_get_data, but a malformed one must never
+ * name another cgroup.
  * 0 or -errno (-EINVAL: bad key).
  */
 int cgroup_reap(const char *key);

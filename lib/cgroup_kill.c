@@ -26,47 +26,7 @@
 #include "cgroup.h"
 #include "util.h"
 
-#define MAX_DEPTH 32 /* nesting we follow below a session */
-#define MAX_PIDS 65536 /* per cgroup.procs read */
 #define KILL_ROUNDS 500 /* x 10 ms: the reap bound */
-
-/* The pids listed in cgroup.procs of dfd, sorted.  Count or -errno. */
-static int
-read_procs(int dfd, pid_t **ret)
-{
-	_cleanup_close_ int fd = -1;
-	FILE *f;
-	pid_t *v = NULL;
-	size_t n = 0, cap = 0;
-	long pid;
-
-	fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "r");
-	if (!f)
-		return -errno;
-	(void)TAKE_FD(fd); /* f owns it now */
-	while (n < MAX_PIDS && fscanf(f, "%ld", &pid) == 1) {
-		if (n == cap) {
-			pid_t *nv;
-
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				fclose(f);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		if (pid > 0 && pid <= INT32_MAX)
-			v[n++] = (pid_t)pid;
-	}
-	fclose(f);
-	*ret = v;
-	return (int)n;
-}
 
 static int
 pid_cmp(const void *a, const void *b)
@@ -91,7 +51,7 @@ kill_procs(int dfd)
 
 	/* A count > 0 comes with the array: the NULL tests only say so to
 	 * the analyzer, which does not know that -errno is negative. */
-	n = read_procs(dfd, &before);
+	n = cgroup_read_procs(dfd, &before);
 	if (n <= 0 || before == NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		return n;
@@ -103,7 +63,7 @@ kill_procs(int dfd)
 		if (pfd[i] < 0)
 			pfd[i] = -errno;
 	}
-	m = read_procs(dfd, &after);
+	m = cgroup_read_procs(dfd, &after);
 	if (after == NULL)
 		m = 0;
 	if (m > 0)
@@ -137,7 +97,7 @@ kill_tree(int dfd, int depth)
 	total = kill_procs(dfd);
 	if (total < 0)
 		return total;
-	if (depth >= MAX_DEPTH)
+	if (depth >= CGROUP_MAX_DEPTH)
 		return total;
 	it = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (it < 0)
@@ -175,7 +135,7 @@ rmdir_tree(int pfd, const char *name, int depth)
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
-	if (depth < MAX_DEPTH) {
+	if (depth < CGROUP_MAX_DEPTH) {
 		d = fdopendir(fd);
 		if (!d)
 			return -errno;

@@ -195,7 +195,7 @@ run_host(const struct cgroup_host *h, const char *what)
 		const char *root =
 		    h->mode == CGROUP_V2 ? h->root : h->v1root[c];
 		char *d, *f1, *f2, *top;
-		char rel[200];
+		char rel[CGROUP_KEYLEN + 16];
 
 		if (!root || (h->mode == CGROUP_V2 && c > 0))
 			continue;
@@ -289,6 +289,154 @@ run_self(const struct cgroup_host *h, const char *what)
 	    what, st);
 }
 
+/*
+ * A systemd host (h->nest): a login alone in its cgroup (the logind
+ * session scope) keeps it, and the delegation goes below it; with
+ * company there it goes to the root as usual.  Here "tnest-PID" under
+ * the v2 mount stands in for the scope.
+ */
+static char *
+mkbase(const struct cgroup_host *h, const char *tag)
+{
+	char *b;
+
+	if (asprintf(&b, "%s/tnest-%s-%d", h->root, tag, (int)getpid()) < 0)
+		abort();
+	if (mkdir(b, 0755) < 0 && errno != EEXIST)
+		abort();
+	return b;
+}
+
+static int
+move_to(const char *dir, pid_t pid)
+{
+	char p[16];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	r = fd >= 0 ? cgroup_write(fd, "cgroup.procs", p) : -errno;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* A child that only waits to be killed. */
+static pid_t
+sleeper(void)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		for (;;)
+			pause();
+	}
+	return p;
+}
+
+/* rmdir base and whatever the test left below it (no processes). */
+static void
+rm_base(const char *base)
+{
+	char *cmd;
+
+	if (asprintf(&cmd,
+	        "find '%s' -depth -type d -exec rmdir {} + 2>/dev/null",
+	        base) < 0)
+		abort();
+	if (system(cmd) < 0)
+		printf("#   cleanup of %s failed\n", base);
+	free(cmd);
+}
+
+static void
+run_nested(const struct cgroup_host *h0, const char *what)
+{
+	struct cgroup_host h = *h0;
+	char key[CGROUP_KEYLEN], want[CGROUP_KEYLEN], rel[CGROUP_KEYLEN + 16];
+	char *base, *top, *d, *l;
+	const char *bname, *name;
+	pid_t a, b;
+	int st = 0;
+
+	h.nest = true;
+	/* Alone in its cgroup: the delegation goes below it. */
+	base = mkbase(&h, "alone");
+	bname = strrchr(base, '/') + 1;
+	a = sleeper();
+	ok(move_to(base, a) == 0, "%s: the login alone in %s", what, bname);
+	is_int(cgroup_delegate_host(&h, TUSER, TUID, TGID, a, key, sizeof(key)),
+	    0, "%s: cgroup_delegate below it", what);
+	snprintf(want, sizeof(want), "v2:%s/%s/%s-", bname, CGROUP_TOP, TUSER);
+	ok(strncmp(key, want, strlen(want)) == 0, "%s: key '%s' names it", what,
+	    key);
+	name = strrchr(key, '/') + 1;
+	top = path_join(base, CGROUP_TOP, NULL);
+	d = path_join(base, CGROUP_TOP, name);
+	l = path_join(d, CGROUP_LEAF, NULL);
+	ok(owner_is(top, 0) && owner_is(d, TUID) && owner_is(l, TUID),
+	    "%s: %s/aisb root's, the delegated cgroup and its leaf the user's",
+	    what, bname);
+	snprintf(rel, sizeof(rel), "%s/%s/%s/%s", bname, CGROUP_TOP, name,
+	    CGROUP_LEAF);
+	ok(pid_in(&h, CGROUP_MEMORY, a, rel), "%s: the login moved into %s",
+	    what, rel);
+	is_int(cgroup_reap_host(&h, key), 0, "%s: cgroup_reap (nested)", what);
+	ok(killed_by_sigkill(a), "%s: the delegated process was killed", what);
+	ok(!exists(d) && exists(base), "%s: %s removed, %s kept", what, name,
+	    bname);
+	free(l);
+	free(d);
+	free(top);
+	rm_base(base);
+	free(base);
+
+	/* With company: the root, as without systemd. */
+	base = mkbase(&h, "shared");
+	a = sleeper();
+	b = sleeper();
+	ok(move_to(base, a) == 0 && move_to(base, b) == 0,
+	    "%s: two processes in one cgroup", what);
+	is_int(cgroup_delegate_host(&h, TUSER, TUID, TGID, a, key, sizeof(key)),
+	    0, "%s: cgroup_delegate with company", what);
+	snprintf(want, sizeof(want), "v2:%s/%s-", CGROUP_TOP, TUSER);
+	ok(strncmp(key, want, strlen(want)) == 0,
+	    "%s: then the delegation is at the root (%s)", what, key);
+	is_int(cgroup_reap_host(&h, key), 0, "%s: reaped", what);
+	ok(killed_by_sigkill(a), "%s: the login was killed", what);
+	kill(b, SIGKILL);
+	waitpid(b, NULL, 0);
+	rm_base(base);
+	free(base);
+
+	/* The PAM case below a scope: the caller reaps its own cgroup. */
+	base = mkbase(&h, "self");
+	a = fork();
+	if (a == 0) {
+		char *p = NULL;
+		int r;
+
+		if (move_to(base, getpid()) < 0 ||
+		    cgroup_delegate_host(
+		        &h, TUSER, TUID, TGID, getpid(), key, sizeof(key)) < 0)
+			_exit(10);
+		if (cgroup_reap_host(&h, key) < 0)
+			_exit(11);
+		if (cgroup_path_of(&h, CGROUP_MEMORY, 0, &p) < 0)
+			_exit(12);
+		snprintf(rel, sizeof(rel), "%s/%s/reap-%d",
+		    strrchr(base, '/') + 1, CGROUP_TOP, (int)getpid());
+		r = strcmp(p, rel) == 0 ? 0 : 13;
+		d = path_join(base, CGROUP_TOP, strrchr(key, '/') + 1);
+		_exit(r ? r : exists(d) ? 14 : 0);
+	}
+	ok(waitpid(a, &st, 0) == a && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "%s: a caller inside its delegation below a scope survives the "
+	    "reap in a leaf of its own, the delegation gone (status %d)",
+	    what, st);
+	rm_base(base);
+	free(base);
+}
+
 static void
 run_keys(const struct cgroup_host *h)
 {
@@ -311,6 +459,23 @@ run_keys(const struct cgroup_host *h)
 		}
 	}
 	ok(bad_ok, "malformed keys are refused with -EINVAL");
+	if (h->mode == CGROUP_V2) {
+		static const char *const nbad[] = {"v2:/aisb/x", "v2:a//aisb/x",
+		    "v2:a/../aisb/x", "v2:a/aisb", "v2:a/xaisb/x",
+		    "v2:a/aisb/x/y", "v2:a b/aisb/x", "v2:.a/aisb/x"};
+
+		bad_ok = 1;
+		for (i = 0; i < ELEMENTSOF(nbad); i++)
+			if (cgroup_reap_host(h, nbad[i]) != -EINVAL) {
+				printf("#   key '%s' accepted\n", nbad[i]);
+				bad_ok = 0;
+			}
+		ok(bad_ok, "malformed nested keys are refused with -EINVAL");
+		is_int(cgroup_reap_host(h, "v2:tnest-none/aisb/x"), 0,
+		    "a well-formed nested key of nothing is a no-op");
+	} else
+		is_int(cgroup_reap_host(h, "v1:a/aisb/x"), -EINVAL,
+		    "v1 keys have no base");
 	is_int(cgroup_reap_host(h, NULL), -EINVAL, "NULL key refused");
 	is_int(cgroup_reap_host(
 	           h, h->mode == CGROUP_V2 ? "v1:aisb/x" : "v2:aisb/x"),
@@ -350,6 +515,8 @@ main(void)
 		run_keys(&h);
 		run_host(&h, h.mode == CGROUP_V2 ? "v2" : "v1");
 		run_self(&h, h.mode == CGROUP_V2 ? "v2" : "v1");
+		if (h.mode == CGROUP_V2)
+			run_nested(&h, "v2 (below a scope)");
 	}
 	if (h.mode != CGROUP_V2 && statfs("/sys/fs/cgroup/unified", &sf) == 0 &&
 	    sf.f_type == CGROUP2_SUPER_MAGIC) {
@@ -358,6 +525,8 @@ main(void)
 
 		run_host(&u, "v2 (hybrid mount, no controllers)");
 		run_self(&u, "v2 (hybrid mount, no controllers)");
+		run_keys(&u);
+		run_nested(&u, "v2 (hybrid mount, below a scope)");
 	} else if (h.mode != CGROUP_V2)
 		tap_skip("no cgroup2 mount on this v1 host",
 		    "v2 delegation structure");
