@@ -16,7 +16,11 @@
  *
  * The delegated cgroup is found, never assumed: it is the topmost
  * ancestor of our own cgroup that belongs to our uid (pam_aisb and
- * systemd's Delegate= both chown it to the user).
+ * systemd's Delegate= both chown it to the user).  When it is our own
+ * cgroup (a systemd unit with Delegate= and no DelegateSubgroup=, which
+ * systemd 252 lacks), v2 cannot give its children controllers while we
+ * sit in it, so we first move ourselves into its child "login", the
+ * shape pam_aisb and DelegateSubgroup=login make.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -134,10 +138,11 @@ refuse(const struct sesslimits_state *st, const struct aisb_policy *p,
 /*
  * The topmost cgroup on the path from the hierarchy root to our own that
  * belongs to us, dir and cgroup.procs both.  Returns its fd (and its
- * path), -ENOENT when none is ours.
+ * path; *ret_own: it is our own cgroup), -ENOENT when none is ours.
  */
 static int
-find_delegated(const struct cgroup_host *h, enum cgroup_ctl c, char **ret_path)
+find_delegated(const struct cgroup_host *h, enum cgroup_ctl c, char **ret_path,
+    bool *ret_own)
 {
 	const char *root = h->mode == CGROUP_V2 ? h->root : h->v1root[c];
 	_cleanup_free_ char *rel = NULL;
@@ -173,6 +178,7 @@ find_delegated(const struct cgroup_host *h, enum cgroup_ctl c, char **ret_path)
 		if (asprintf(ret_path, "%s/%.*s", root,
 		        (int)(comp + strlen(comp) - walk), rel) < 0)
 			return -ENOMEM;
+		*ret_own = (size_t)(comp + strlen(comp) - walk) == strlen(rel);
 		return TAKE_FD(cur);
 	}
 	return -ENOENT;
@@ -217,10 +223,10 @@ v2_enable(struct lim_cg *g, enum cgroup_ctl c, char *why, size_t len)
 	if (r == -EBUSY)
 		snprintf(why, len,
 		    "%s holds processes, so v2 cannot give its "
-		    "children the %s controller (aisb-shell must run in a "
-		    "child of the delegated cgroup: pam_aisb does this; "
-		    "systemd: DelegateSubgroup=)",
-		    g->dpath, n);
+		    "children the %s controller (only aisb-shell may run in "
+		    "the delegated cgroup, which it leaves for %s/%s; run "
+		    "nothing else in the unit)",
+		    g->dpath, n, g->dpath, CGROUP_LEAF);
 	else if (r < 0)
 		snprintf(why, len,
 		    "enabling %s in %s/cgroup.subtree_control: "
@@ -319,14 +325,43 @@ apply(struct sesslimits_state *st, struct lim_cg *g,
 	}
 }
 
+/*
+ * v2, when the delegated cgroup is our own: move ourselves (the whole
+ * process; nothing else of the session exists yet) into its child
+ * CGROUP_LEAF, leaving it free to hand controllers to its children.
+ */
+static int
+enter_leaf(struct lim_cg *g)
+{
+	_cleanup_close_ int lfd = -1;
+	char pid[16];
+	int r;
+
+	if (mkdirat(g->dfd, CGROUP_LEAF, 0755) < 0 && errno != EEXIST)
+		r = -errno;
+	else if ((lfd = openat(g->dfd, CGROUP_LEAF,
+	              O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		r = -errno;
+	else {
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		r = cgroup_write(lfd, "cgroup.procs", pid);
+	}
+	if (r < 0)
+		snprintf(g->why, sizeof(g->why),
+		    "moving aisb-shell into %s/%s: %s", g->dpath, CGROUP_LEAF,
+		    strerror(-r));
+	return r;
+}
+
 /* Find the delegated cgroup of g's hierarchy and make our child there. */
 static void
 open_session(struct sesslimits_state *st, struct lim_cg *g, enum cgroup_ctl c)
 {
+	bool own = false;
 	int r;
 
 	g->fix = FIX_DELEGATE;
-	r = find_delegated(&st->host, c, &g->dpath);
+	r = find_delegated(&st->host, c, &g->dpath, &own);
 	if (r < 0) {
 		if (r == -ENOENT)
 			snprintf(g->why, sizeof(g->why), "no delegated cgroup");
@@ -339,6 +374,8 @@ open_session(struct sesslimits_state *st, struct lim_cg *g, enum cgroup_ctl c)
 	}
 	g->dfd = r;
 	g->fix = "see docs/limits.md";
+	if (own && st->host.mode == CGROUP_V2 && enter_leaf(g) < 0)
+		return;
 	if (mkdirat(g->dfd, st->name, 0755) < 0) {
 		snprintf(g->why, sizeof(g->why), "mkdir %s/%s: %s", g->dpath,
 		    st->name, strerror(errno));

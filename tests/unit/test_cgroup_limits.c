@@ -27,6 +27,7 @@
 #include "cgroup.h"
 #include "policy.h"
 #include "sesslimits.h"
+#include "util.h"
 
 #define TUID 26902
 #define TGID 26902
@@ -421,6 +422,92 @@ v2_session(const char *key)
 	    "v2: session cgroup removed");
 }
 
+/*
+ * The shape systemd 252 gives a unit with Delegate= (no
+ * DelegateSubgroup=): the unit's cgroup belongs to the user and
+ * aisb-shell runs in it.  sesslimits_setup must first move itself into the
+ * unit's child "login", or v2 could give the session cgroup beside it no
+ * controller.  Runs as root inside v2_emulated's cgroup2 mount.
+ */
+static void
+v2_unit(void)
+{
+	static const char *const files[] = {
+	    "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"};
+	char unit[64], f[128], pid[16], buf[512];
+	int pp[2], counts[2], st, fd;
+	size_t i;
+	pid_t child;
+
+	snprintf(unit, sizeof(unit), "/sys/fs/cgroup/tunit-%d", (int)getpid());
+	if (mkdir(unit, 0755) < 0 || chown(unit, TUID, TGID) < 0)
+		abort();
+	for (i = 0; i < ELEMENTSOF(files); i++) {
+		snprintf(f, sizeof(f), "%s/%s", unit, files[i]);
+		if (chown(f, TUID, TGID) < 0)
+			abort();
+	}
+	if (pipe2(pp, O_CLOEXEC) < 0)
+		abort();
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		struct sesslimits_state *ls = NULL;
+		char *p = NULL;
+		int saved, rd, r;
+
+		close(pp[0]);
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		fd = open(unit, O_RDONLY | O_DIRECTORY);
+		if (fd < 0 || cgroup_write(fd, "cgroup.procs", pid) < 0)
+			_exit(90);
+		if (setgroups(0, NULL) < 0 || setresgid(TGID, TGID, TGID) < 0 ||
+		    setresuid(TUID, TUID, TUID) < 0)
+			_exit(92);
+		policy_set(AISB_ENFORCE_BEST_EFFORT);
+		rd = stderr_to(&saved);
+		r = sesslimits_setup(&pol, "unit", &ls);
+		stderr_back(saved, rd, buf, sizeof(buf));
+		is_int(
+		    r, 0, "v2 unit (Delegate=, no subgroup): sesslimits_setup");
+		cgroup_path_of(&host, CGROUP_MEMORY, 0, &p);
+		snprintf(buf, sizeof(buf), "%s", p ? p : "(none)");
+		free(p);
+		snprintf(
+		    f, sizeof(f), "%s/login", unit + strlen("/sys/fs/cgroup/"));
+		is_str(buf, f,
+		    "v2 unit: aisb-shell moved itself into the unit's login "
+		    "child");
+		snprintf(f, sizeof(f), "%s/session-unit", unit);
+		ok(access(f, F_OK) == 0,
+		    "v2 unit: the session cgroup beside it");
+		snprintf(f, sizeof(f), "%s/cgroup.procs", unit);
+		fd = open(f, O_RDONLY);
+		ok(fd >= 0 && read(fd, buf, sizeof(buf)) == 0,
+		    "v2 unit: the unit's own cgroup holds no process");
+		sesslimits_teardown(ls);
+		snprintf(f, sizeof(f), "%s/session-unit", unit);
+		ok(access(f, F_OK) < 0, "v2 unit: session cgroup removed");
+		counts[0] = tap_n;
+		counts[1] = tap_failed;
+		if (write(pp[1], counts, sizeof(counts)) != sizeof(counts))
+			_exit(93);
+		_exit(0);
+	}
+	close(pp[1]);
+	if (read(pp[0], counts, sizeof(counts)) == sizeof(counts)) {
+		tap_n = counts[0];
+		tap_failed = counts[1];
+	}
+	close(pp[0]);
+	waitpid(child, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the unit test child finished (status %d)", st);
+	snprintf(f, sizeof(f), "%s/login", unit);
+	(void)rmdir(f);
+	(void)rmdir(unit);
+}
+
 static void
 v2_emulated(void)
 {
@@ -442,9 +529,10 @@ v2_emulated(void)
 		} else {
 			cgroup_host_free(&host);
 			if (cgroup_host_probe(&host) == 0 &&
-			    host.mode == CGROUP_V2)
+			    host.mode == CGROUP_V2) {
 				as_user(true, v2_session);
-			else
+				v2_unit();
+			} else
 				tap_skip("cgroup2 over /sys/fs/cgroup was not "
 				         "seen as v2",
 				    "v2 code paths on a v1 host");
