@@ -1,6 +1,6 @@
 /*
- * etcview.c: /etc in the view, an overlay over the root's /etc (or,
- * without overlayfs, binds over it).  See etcview.h.
+ * etcview.c: /etc in the view, an overlay over the root's /etc.  See
+ * etcview.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,7 +13,6 @@
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "aisb.h"
@@ -24,27 +23,57 @@
 #include "util.h"
 #include "viewfs.h"
 
-/* The top layer's mount point in the skeleton, while it is filled. */
+/* The layers' tmpfs in the skeleton, while it is filled, and the two
+ * layers in it (etcview.h: over the root's /etc, "m" under "t"). */
 #define ETC_TOP ".aisb-etc"
+#define ETC_T "t"
+#define ETC_M "m"
 
-/* The two layers while the top one is filled (etcview_mount). */
+/* The layers while they are filled (etcview_mount). */
 struct etcview_layers {
 	int low; /* the root's /etc (O_PATH) */
-	int top; /* the top layer's tmpfs (mount fd) */
+	int top; /* layer t: generated files and covers */
+	int mid; /* layer m: the whiteouts under t's empty directories */
 };
 
-/* A whiteout for vpath in the top layer when it lies below /etc and
- * every parent is a real directory in the lower /etc; else nothing
- * (hide_path covers it later, on the overlay). */
+/* openat(O_PATH | O_DIRECTORY) of comp in each of n directory fds,
+ * replacing them; 0 or -errno (the fds then stay as they were). */
+static int
+etcview_descend(int *fds, int n, const char *comp)
+{
+	int next[3], i;
+
+	for (i = 0; i < n; i++) {
+		next[i] = openat(fds[i], comp,
+		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next[i] < 0) {
+			int r = -errno;
+
+			while (i-- > 0)
+				close(next[i]);
+			return r;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		close(fds[i]);
+		fds[i] = next[i];
+	}
+	return 0;
+}
+
+/* A cover for vpath in the layers when it lies below /etc and every
+ * parent is a real directory in the lower /etc; else nothing (hide_path
+ * covers it later, on the overlay). */
 static int
 etcview_whiteout(struct viewfs *c, const char *vpath, void *arg)
 {
 	const struct etcview_layers *layers = arg;
 	_cleanup_free_ char *rel = NULL;
-	_cleanup_close_ int low = -1, top = -1;
+	/* low, top, mid: the same directory in each */
+	int fd[3] = {-1, -1, -1};
 	char *comp, *next, *sp = NULL;
 	struct stat st;
-	int r;
+	int i, r = 0;
 
 	(void)c;
 	if (strncmp(vpath, "/etc/", 5) != 0)
@@ -52,75 +81,70 @@ etcview_whiteout(struct viewfs *c, const char *vpath, void *arg)
 	rel = strdup(vpath + 5);
 	if (!rel)
 		return -ENOMEM;
-	low = openat(layers->low, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	top = openat(layers->top, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (low < 0 || top < 0)
+	fd[0] = openat(layers->low, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd[1] = openat(layers->top, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd[2] = openat(layers->mid, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd[0] < 0 || fd[1] < 0 || fd[2] < 0) {
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
-		return -errno;
+		r = -errno;
+		goto out;
+	}
 	for (comp = strtok_r(rel, "/", &sp); comp; comp = next) {
-		int l, t;
-
 		next = strtok_r(NULL, "/", &sp);
 		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0)
-			return 0;
+			goto out;
 		if (!next)
 			break;
-		if (fstatat(low, comp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		if (fstatat(fd[0], comp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISDIR(st.st_mode))
-			return 0;
-		if (mkdirat(top, comp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		l = openat(
-		    low, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		t = openat(
-		    top, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (l < 0 || t < 0) {
-			if (l >= 0)
-				close(l);
-			if (t >= 0)
-				close(t);
-			return -errno;
+			goto out;
+		if ((mkdirat(fd[1], comp, 0755) < 0 && errno != EEXIST) ||
+		    (mkdirat(fd[2], comp, 0755) < 0 && errno != EEXIST)) {
+			r = -errno;
+			goto out;
 		}
-		close(low);
-		close(top);
-		low = l;
-		top = t;
+		if ((r = etcview_descend(fd, 3, comp)) < 0)
+			goto out;
 	}
 	if (!comp)
-		return 0;
-	/* As the covers elsewhere: a directory shows empty (opaque), a
-	 * file as empty and unreadable (mode 0), a missing name stays
-	 * missing even if the host creates it later (whiteout). */
-	if (fstatat(low, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (mknodat(top, comp, S_IFCHR | 0, 0) < 0 && errno != EEXIST)
-			return -errno;
+		goto out;
+	/*
+	 * As the covers elsewhere: a directory shows empty, a file as
+	 * empty and unreadable (mode 0), a missing name stays missing even
+	 * if the host creates it later (a whiteout: a 0/0 character
+	 * device, which a user namespace may make since Linux 5.8).
+	 *
+	 * The empty directory needs no opaque xattr (user.overlay.opaque,
+	 * which tmpfs takes only from Linux 6.6): overlayfs merges a
+	 * directory of t with the same name in the layers below until one
+	 * holds a whiteout there, so an empty directory in t over a
+	 * whiteout in m shows empty whatever the host's /etc holds under
+	 * that name, as an opaque one would.
+	 */
+	if (fstatat(fd[0], comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (mknodat(fd[1], comp, S_IFCHR | 0, 0) < 0 && errno != EEXIST)
+			r = -errno;
 	} else if (S_ISDIR(st.st_mode)) {
-		int d;
-
-		if (mkdirat(top, comp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		d = openat(top, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (d < 0)
-			return -errno;
-		r = fsetxattr(d, "user.overlay.opaque", "y", 1, 0) < 0 ? -errno
-		                                                       : 0;
-		close(d);
-		if (r < 0)
-			return r;
+		if ((mkdirat(fd[1], comp, 0755) < 0 && errno != EEXIST) ||
+		    (mknodat(fd[2], comp, S_IFCHR | 0, 0) < 0 &&
+		        errno != EEXIST))
+			r = -errno;
 	} else {
 		int f = openat(
-		    top, comp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+		    fd[1], comp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
 
 		if (f < 0 && errno != EEXIST)
-			return -errno;
+			r = -errno;
 		if (f >= 0) {
 			r = fchmod(f, 0) < 0 ? -errno : 0;
 			close(f);
-			if (r < 0)
-				return r;
 		}
 	}
-	return 0;
+out:
+	for (i = 0; i < 3; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	return r;
 }
 
 static int
@@ -288,7 +312,7 @@ etcview_mount(struct viewfs *c)
 	const struct mount_opts *o = c->o;
 	char low[4200], lowesc[8500], opt[8600];
 	const char *opts[] = {"lowerdir", opt, "userxattr", NULL, NULL, NULL};
-	_cleanup_close_ int lowfd = -1, topfd = -1;
+	_cleanup_close_ int lowfd = -1, tmpfd = -1, topfd = -1, midfd = -1;
 	struct etcview_layers l;
 	int r;
 
@@ -299,13 +323,20 @@ etcview_mount(struct viewfs *c)
 	lowfd = open(low, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (lowfd < 0)
 		return log_errno(-errno, "%s: %m", low);
-	/* Room for the generated files and, with credentials, copies of
-	 * the system trust bundles (a few hundred KiB each). */
+	/* One tmpfs holds the top layer (the generated files and, with
+	 * credentials, copies of the system trust bundles, a few hundred
+	 * KiB each) and the middle layer of whiteouts. */
 	r = viewfs_tmpfs_at(c, c->rfd, ETC_TOP, "0755",
-	    o->ca_pem ? 6 * ETC_BUNDLE_MAX : 1 << 20, VIEWFS_RW, false, &topfd);
+	    o->ca_pem ? 6 * ETC_BUNDLE_MAX : 1 << 20, VIEWFS_RW, false, &tmpfd);
 	if (r < 0)
-		return log_errno(r, "/etc top layer: %m");
-	l = (struct etcview_layers){.low = lowfd, .top = topfd};
+		return log_errno(r, "/etc layers: %m");
+	if (mkdirat(tmpfd, ETC_T, 0755) < 0 || mkdirat(tmpfd, ETC_M, 0755) < 0)
+		return log_errno(-errno, "/etc layers: %m");
+	topfd = openat(tmpfd, ETC_T, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	midfd = openat(tmpfd, ETC_M, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (topfd < 0 || midfd < 0)
+		return log_errno(-errno, "/etc layers: %m");
+	l = (struct etcview_layers){.low = lowfd, .top = topfd, .mid = midfd};
 	if ((r = etcview_topfile(topfd, "passwd", o->passwd)) < 0 ||
 	    (r = etcview_topfile(topfd, "group", o->group)) < 0 ||
 	    (r = etcview_topfile(topfd, "hostname", o->hostname)) < 0 ||
@@ -313,25 +344,25 @@ etcview_mount(struct viewfs *c)
 	    (r = etcview_topfile(topfd, "resolv.conf", o->resolv)) < 0 ||
 	    (o->ca_pem && (r = etcview_ca(o, lowfd, topfd)) < 0) ||
 	    (r = hide_walk(c, etcview_whiteout, &l)) < 0)
-		return log_errno(r, "/etc top layer: %m");
+		return log_errno(r, "/etc layers: %m");
 	etcview_escape(lowesc, sizeof(lowesc), low);
-	snprintf(opt, sizeof(opt), VIEWFS_AT "/" ETC_TOP ":%s", lowesc);
+	snprintf(opt, sizeof(opt),
+	    VIEWFS_AT "/" ETC_TOP "/" ETC_T ":" VIEWFS_AT "/" ETC_TOP "/" ETC_M
+	              ":%s",
+	    lowesc);
+	/* No weaker fallback (binds over the host's files come off when the
+	 * host replaces one by rename): without overlayfs there is no
+	 * session.  Every kernel aisb runs on has it (README). */
 	r = viewfs_fsmount("overlay", opts, VIEWFS_RO, c->rfd, "etc");
-	if (r >= 0)
-		c->etc_overlay = true;
-	else {
-		/* Without overlayfs (a kernel before 5.11 in a user
-		 * namespace): the root's /etc bound read-only, covered
-		 * below as every other path. */
-		log_debug("/etc overlay: %s; binding it instead", strerror(-r));
-		r = viewfs_bind(lowfd, "", true, VIEWFS_RO, c->rfd, "etc");
-		if (r < 0)
-			return log_errno(r, "bind %s read-only: %m", low);
-	}
-	/* The overlay holds its own reference to the top layer. */
+	if (r < 0)
+		return log_errno(r,
+		    "/etc: cannot mount the overlay (the kernel must offer "
+		    "overlayfs in a user namespace, Linux 5.11 or later): %m");
+	c->etc_overlay = true;
+	/* The overlay holds its own reference to the layers. */
 	if (umount2(VIEWFS_AT "/" ETC_TOP, MNT_DETACH) < 0 ||
 	    unlinkat(c->rfd, ETC_TOP, AT_REMOVEDIR) < 0)
-		return log_errno(-errno, "detach the /etc top layer: %m");
+		return log_errno(-errno, "detach the /etc layers: %m");
 	return 0;
 }
 
