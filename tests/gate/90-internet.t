@@ -12,8 +12,7 @@
 require_root
 gt_lock
 internet_up gat1 || skip_all "cannot build the test internet"
-T=$(mktemp -d /run/tgat.XXXXXX)
-chmod 755 "$T"
+T=$(tap_scratch tgat)
 at_exit "rm -rf '$T'"
 tu_user tgat2 >/dev/null || skip_all "cannot create tgat2"
 GT_USER=tgat2

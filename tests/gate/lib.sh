@@ -48,9 +48,10 @@ gt_lock() {
 gt_setup() {
 	require_root
 	gt_lock
-	# Not under /tmp: the policy refuses files below sticky world-writable dirs.
-	T=$(mktemp -d /run/tgat.XXXXXX)
-	chmod 755 "$T"
+	# tap_scratch: not /tmp (the policy refuses files below world-writable
+	# dirs) nor /run (noexec on systemd hosts; 85-valgrind runs a wrapper).
+	tap_need_exec "$TAP_SCRATCH"
+	T=$(tap_scratch tgat)
 	at_exit "gt_kill_all; rm -rf '$T'"
 	tu_user "$GT_USER" >/dev/null || skip_all "cannot create $GT_USER"
 	# A test CA and an origin certificate for origin.tgat.test.

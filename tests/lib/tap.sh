@@ -123,3 +123,29 @@ as() {
 	    USER="$u" LOGNAME="$u" \
 	    setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --init-groups "$@")
 }
+
+# Scratch files of the tests, programs included, go below TAP_SCRATCH:
+# not /tmp (the policy loader refuses files below a world-writable
+# directory, sticky or not) and not /run (on a systemd host a noexec
+# tmpfs: Debian's initramfs mounts it so, and a program copied there
+# cannot run).
+TAP_SCRATCH=/var/lib
+
+# tap_need_exec DIR: skip the whole script, with a line that says so,
+# when DIR is on a noexec mount (rather than fail later with a bare
+# "Permission denied").  Call it in the script's own shell.
+tap_need_exec() {
+	local mnt opts
+	read -r mnt opts < <(findmnt -n -o TARGET,OPTIONS -T "$1" 2>/dev/null)
+	case ",$opts," in
+	*,noexec,*) skip_all "$1 is on a noexec mount ($mnt: $opts): programs placed there cannot run" ;;
+	esac
+}
+
+# tap_scratch NAME: a fresh root-owned 0755 directory below TAP_SCRATCH,
+# printed; the caller removes it (at_exit).
+tap_scratch() {
+	local d
+	d=$(mktemp -d "$TAP_SCRATCH/aisbt-$1.XXXXXX") || return 1
+	chmod 0755 "$d" && echo "$d"
+}

@@ -8,7 +8,7 @@
 # sshd's PAM service name is fixed ("sshd"), so this test adds two lines to
 # /etc/pam.d/sshd and takes them out again.  They are fail-safe if a crash
 # ever left them behind: "[... default=ignore]" controls ignore a missing
-# module or config, and they name only this run's /run/aisbt-pam.* policy,
+# module or config, and they name only this run's $TAP_SCRATCH/aisbt-pam.* policy,
 # which lists only the test users.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
@@ -39,13 +39,13 @@ pam_clean() {
 	local l d
 	pamd_lock
 	while read -r l; do
-		d=$(printf '%s\n' "$l" | sed -n 's#.*conf=\(/run/aisbt-pam\.[A-Za-z0-9]*\)/.*#\1#p')
+		d=$(printf '%s\n' "$l" | sed -n "s#.*conf=\\($TAP_SCRATCH/aisbt-pam\\.[A-Za-z0-9]*\\)/.*#\\1#p")
 		[ -n "$d" ] || continue
 		if [ "$d" = "$T" ] || [ ! -d "$d" ]; then
 			grep -vxF "$l" /etc/pam.d/sshd > "$T/pam.sshd" &&
 				cat "$T/pam.sshd" > /etc/pam.d/sshd
 		fi
-	done < <(grep 'pam_aisb\.so conf=/run/aisbt-pam\.' /etc/pam.d/sshd)
+	done < <(grep "pam_aisb\\.so conf=$TAP_SCRATCH/aisbt-pam\\." /etc/pam.d/sshd)
 	pamd_unlock
 }
 pam_clean
@@ -64,7 +64,7 @@ like "$out" "ok: pam sshd session" "doctor: sshd session stack has pam_aisb"
 like "$out" "fail: pam su account" "doctor: su stack still lacks it"
 # (Under the lock: another run's strong line would answer for ours.)
 pamd_lock
-others=$(grep 'pam_aisb\.so conf=/run/aisbt-pam\.' /etc/pam.d/sshd | grep -vc "conf=$T/")
+others=$(grep "pam_aisb\\.so conf=$TAP_SCRATCH/aisbt-pam\\." /etc/pam.d/sshd | grep -vc "conf=$T/")
 if [ "$others" -gt 0 ]; then
 	skip "doctor: a control that ignores PAM_PERM_DENIED is a failure" \
 		"another run's pam_aisb line is in /etc/pam.d/sshd right now"

@@ -36,6 +36,7 @@ sshd_start || { fail "sshd starts"; cat "$T/sshd.log" >&2; done_testing; exit 1;
 # One command.
 out=$(sshc ${U1} -- 'cat /proc/1/comm; ls -A /home; id -un; test -d /project && echo project' 2>&1)
 like "$out" "^aisb" "ssh CMD: PID 1 is aisb's init"
+[ -n "$out" ] || diag "no output; sshd's log: $(tail -n 15 "$T/sshd.log")"
 unlike "$out" "${U2}" "ssh CMD: other homes are not visible"
 like "$out" "^${U1}$" "ssh CMD: runs as the agent"
 like "$out" "project" "ssh CMD: /project is there"

@@ -87,7 +87,7 @@ pam_clean() {	# our lines, and those of runs whose directory is gone
 	pamd_lock
 	for f in /etc/pam.d/sshd /etc/pam.d/su; do
 		while read -r l; do
-			d=$(printf '%s\n' "$l" | sed -n 's#.*user_envfile=\.\(aisbt-pam\.[A-Za-z0-9]*\).*#/run/\1#p')
+			d=$(printf '%s\n' "$l" | sed -n "s#.*user_envfile=\\.\\(aisbt-pam\\.[A-Za-z0-9]*\\).*#$TAP_SCRATCH/\\1#p")
 			[ -n "$d" ] || continue
 			if [ "$d" = "$T" ] || [ ! -d "$d" ]; then
 				grep -vxF "$l" "$f" > "$T/pam.tmp" && cat "$T/pam.tmp" > "$f"

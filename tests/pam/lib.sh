@@ -40,10 +40,8 @@ pam_group() {
 	groupadd "$1" && at_exit "groupdel $1"
 }
 
-# pam_tmpdir: a root-owned 0755 scratch directory under /run.  Not /tmp:
-# the policy loader refuses a config below a world-writable directory,
-# sticky or not (anybody can create a name there).
-pam_tmpdir() {
-	local d
-	d=$(mktemp -d /run/aisbt-pam.XXXXXX) && chmod 0755 "$d" && echo "$d"
-}
+# pam_tmpdir: a root-owned 0755 scratch directory (tap_scratch: not /tmp,
+# whose world-writable parent the policy loader refuses, nor /run, noexec
+# on systemd hosts, where the tests' copies of aisb-shell must run).
+tap_need_exec "$TAP_SCRATCH"
+pam_tmpdir() { tap_scratch pam; }
