@@ -2,14 +2,14 @@
  * doctor.c: aisb-shell --doctor, host readiness (aisb-shell(8)).
  *
  * One line per check, "ok|warn|fail: CHECK: DETAIL", and for warn and
- * fail "; fix: WHAT TO DO".  Host checks first (user namespaces and the
- * session network probed as the first agent, cgroups, /etc/shells, the
- * PAM stacks), then for every agent it can find (the users and @groups
- * of `agents`, or only --user NAME): the policy, the session's network
- * as that policy sets it up (the gated ruleset applied, read back and
- * the capture tried, in a new netns), the login shell, sshd's effective
- * settings for that user, cron.deny/at.deny, home and project.  Exit 1
- * when any check fails, else 0.
+ * fail "; fix: WHAT TO DO".  Host checks first (the kernel's version and
+ * the /etc overlay, user namespaces and the session network probed as
+ * the first agent, cgroups, /etc/shells, the PAM stacks), then for every agent
+ * it can find (the users and @groups of `agents`, or only --user NAME): the
+ * policy, the session's network as that policy sets it up (the gated ruleset
+ * applied, read back and the capture tried, in a new netns), the login shell,
+ * sshd's effective settings for that user, cron.deny/at.deny, home and project.
+ * Exit 1 when any check fails, else 0.
  *
  * The parts: doctor_probe.c (probes in a child with the agent's ids),
  * doctor_pam.c (PAM stacks), doctor_sshd.c (sshd -T), doctor_agent.c
@@ -192,6 +192,7 @@ doctor_main(const struct aisb_args *a)
 			snprintf(who, sizeof(who), "agent '%s'", pw->pw_name);
 			found = true;
 		}
+	doctor_probe_kernel(&d, puid, pgid, who);
 	doctor_probe_userns(&d, puid, pgid, who);
 	/* Each agent's network is probed with its own policy below; with
 	 * no agent yet, the most demanding one: gated, with the capture. */

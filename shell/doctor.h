@@ -39,6 +39,9 @@ int doctor_read_small(const char *path, char *buf, size_t len);
  */
 void doctor_probe_userns(
     struct doctor *d, uid_t uid, gid_t gid, const char *who);
+/* The kernel's version and the /etc overlay of a session. */
+void doctor_probe_kernel(
+    struct doctor *d, uid_t uid, gid_t gid, const char *who);
 /* A session's network under p, in a new network namespace. */
 void doctor_probe_nft(struct doctor *d, uid_t uid, gid_t gid, const char *who,
     const char *check, const struct aisb_policy *p);

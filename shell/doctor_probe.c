@@ -6,7 +6,9 @@
  * nothing on a kernel with an LSM in the way (Ubuntu's
  * apparmor_restrict_unprivileged_userns).  The network probe sets up a
  * session's network in a new network namespace as init does, reads it
- * back, and tries the capture path.
+ * back, and tries the capture path.  The kernel check compares the
+ * version with the oldest aisb runs on and mounts the /etc overlay the
+ * way etcview.c does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +20,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +45,12 @@
 #define PROBE_CAPTURE_MS 2000
 /* Above netlink.c's timeouts plus the capture wait. */
 #define PROBE_TIMEOUT_MS 15000
+
+/* The oldest kernel aisb runs on (README, aisb-shell(8)): mount_setattr
+ * is 5.12, overlayfs in a user namespace 5.11. */
+#define KERNEL_MIN_MAJOR 5
+#define KERNEL_MIN_MINOR 12
+#define KERNEL_MIN "5.12"
 
 #ifndef SO_ORIGINAL_DST
 #define SO_ORIGINAL_DST 80 /* linux/netfilter_ipv4.h */
@@ -139,14 +150,44 @@ child_net(const struct aisb_policy *p)
 }
 
 /*
- * Fork, and in the child take uid/gid and enter a new user namespace;
- * with p, also a new network namespace where it sets the network up as
- * a session of p would.  The net code logs its one failure line to
- * stderr: the child's stderr is a pipe, and that line comes back in why
- * ("" when nothing was logged).  Returns 0 or the child's -errno.
+ * The /etc view's overlay as etcview.c mounts it, in a new mount
+ * namespace: three lower layers, an empty directory over a whiteout of
+ * the same name over the host's /etc, with userxattr and no xattr.
+ * Logs the one failure line.
  */
 static int
-probe(uid_t uid, gid_t gid, const struct aisb_policy *p, char *why, size_t n)
+child_overlay(void)
+{
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return log_errno(-errno, "overlay probe: private mounts: %m");
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+	        "size=64k,mode=0700") < 0)
+		return log_errno(-errno, "overlay probe: tmpfs: %m");
+	if (mkdir("/tmp/t", 0755) < 0 || mkdir("/tmp/t/d", 0755) < 0 ||
+	    mkdir("/tmp/m", 0755) < 0 || mkdir("/tmp/o", 0755) < 0 ||
+	    mknod("/tmp/m/d", S_IFCHR, 0) < 0)
+		return log_errno(-errno, "overlay probe: its layers: %m");
+	if (mount("overlay", "/tmp/o", "overlay", MS_RDONLY,
+	        "lowerdir=/tmp/t:/tmp/m:/etc,userxattr") < 0)
+		return log_errno(
+		    -errno, "overlayfs does not mount in a user namespace: %m");
+	if (access("/tmp/o/passwd", F_OK) < 0)
+		return log_errno(
+		    -errno, "the host's /etc does not show through it: %m");
+	return 0;
+}
+
+/*
+ * Fork, and in the child take uid/gid and enter a new user namespace;
+ * with p, also a new network namespace where it sets the network up as
+ * a session of p would; with etc (and no p), a new mount namespace where
+ * it mounts the /etc overlay.  The child code logs its one failure line
+ * to stderr: the child's stderr is a pipe, and that line comes back in
+ * why ("" when nothing was logged).  Returns 0 or the child's -errno.
+ */
+static int
+probe(uid_t uid, gid_t gid, const struct aisb_policy *p, bool etc, char *why,
+    size_t n)
 {
 	char buf[512];
 	int fds[2], st, r;
@@ -169,9 +210,14 @@ probe(uid_t uid, gid_t gid, const struct aisb_policy *p, char *why, size_t n)
 		close(fds[0]);
 		if (dup2(fds[1], STDERR_FILENO) < 0)
 			_exit(EIO);
-		r = child_userns(uid, gid, p ? CLONE_NEWNET : 0);
+		r = child_userns(uid, gid,
+		    p         ? CLONE_NEWNET
+		        : etc ? CLONE_NEWNS
+		              : 0);
 		if (r == 0 && p)
 			r = child_net(p);
+		else if (r == 0 && etc)
+			r = child_overlay();
 		_exit(r < 0 ? (-r & 0xff) : 0);
 	}
 	close(fds[1]);
@@ -240,7 +286,7 @@ doctor_probe_userns(struct doctor *d, uid_t uid, gid_t gid, const char *who)
 		    "kernel.unprivileged_userns_clone is 0");
 		return;
 	}
-	r = probe(uid, gid, NULL, why, sizeof(why));
+	r = probe(uid, gid, NULL, false, why, sizeof(why));
 	if (r == 0)
 		doctor_report(d, OK, "userns", NULL,
 		    "%s can create a user namespace%s", who,
@@ -271,7 +317,7 @@ doctor_probe_nft(struct doctor *d, uid_t uid, gid_t gid, const char *who,
 {
 	char why[512];
 	const char *fix;
-	int r = probe(uid, gid, p, why, sizeof(why));
+	int r = probe(uid, gid, p, false, why, sizeof(why));
 
 	if (r == 0 && p->net.mode != AISB_NET_GATED) {
 		doctor_report(d, OK, check, NULL,
@@ -316,4 +362,48 @@ doctor_probe_nft(struct doctor *d, uid_t uid, gid_t gid, const char *who,
 	    "namespace: %s",
 	    who, p->net.mode == AISB_NET_GATED ? "gated" : "network.mode none",
 	    why[0] ? why : strerror(-r));
+}
+
+/*
+ * The kernel: not older than the oldest aisb runs on, and the /etc
+ * overlay of a session mounts as agent who (a kernel built without
+ * overlayfs, or an LSM that refuses it, passes the version and fails
+ * here, as every session would).
+ */
+void
+doctor_probe_kernel(struct doctor *d, uid_t uid, gid_t gid, const char *who)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+	char why[512];
+	int r;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2) {
+		doctor_report(d, FAIL, "kernel",
+		    "boot Linux " KERNEL_MIN " or later",
+		    "cannot read the kernel's version");
+		return;
+	}
+	if (major < KERNEL_MIN_MAJOR ||
+	    (major == KERNEL_MIN_MAJOR && minor < KERNEL_MIN_MINOR)) {
+		doctor_report(d, FAIL, "kernel",
+		    "boot Linux " KERNEL_MIN " or later",
+		    "Linux %s is older than " KERNEL_MIN ", the oldest aisb "
+		    "runs on (mount_setattr; overlayfs in a user namespace)",
+		    u.release);
+		return;
+	}
+	r = probe(uid, gid, NULL, true, why, sizeof(why));
+	if (r == 0)
+		doctor_report(d, OK, "kernel", NULL,
+		    "Linux %s (" KERNEL_MIN " or later); the /etc overlay "
+		    "mounts as %s",
+		    u.release, who);
+	else
+		doctor_report(d, FAIL, "kernel",
+		    "a kernel with overlayfs (CONFIG_OVERLAY_FS) that mounts "
+		    "in user namespaces, and no LSM rule against it",
+		    "Linux %s: the /etc overlay of a session does not mount "
+		    "as %s: %s",
+		    u.release, who, why[0] ? why : strerror(-r));
 }

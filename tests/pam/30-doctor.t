@@ -75,6 +75,9 @@ like "$out" "fail: project\[${U1}\]: $T/proj/${U1} does not exist" \
 	"broken: missing project is a failure"
 like "$out" "^ok: userns: agent '${U1}' can create a user namespace" \
 	"userns probed as the agent"
+is "$(grep '^ok: kernel: ' <<<"$out")" \
+	"ok: kernel: Linux $(uname -r) (5.12 or later); the /etc overlay mounts as agent '${U1}'" \
+	"the kernel minimum checked, the /etc overlay mounted as the agent"
 like "$out" "^ok: nftables\[${U1}\]: the gated ruleset applies and reads back as agent '${U1}' in a new network namespace \(table inet aisb; a connect to 198\.18\.0\.1:443 is captured on 127\.0\.0\.1:3129 and SO_ORIGINAL_DST names it\)" \
 	"nftables: the agent's gated ruleset applied, read back, capture tried"
 like "$out" "aisb doctor: [0-9]+ ok, [0-9]+ warn, [0-9]+ fail" "summary line"
@@ -107,7 +110,7 @@ like "$out" "ok: home\[${U1}\]" "fixed: home"
 like "$out" "ok: project\[${U1}\]" "fixed: project"
 # Only the host's PAM stacks (not ours to change in a test) may still fail.
 is "$(printf '%s\n' "$out" | grep '^fail:' | grep -v '^fail: pam ' |
-	grep -v "^fail: /etc/shells: lists '/run/aisbt-pam\.")" "" \
+	grep -v "^fail: /etc/shells: lists '$TAP_SCRATCH/aisbt-pam\.")" "" \
 	"fixed: no failure left but the host PAM stacks"
 
 # The same agent outside group ai-agents: the drop-in does not apply.
