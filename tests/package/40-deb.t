@@ -66,7 +66,8 @@ if compgen -G "$src/pam/*.c" >/dev/null; then
 else
 	skip "it ships pam_aisb.so" "pam/*.c is not on main yet"
 fi
-for f in /etc/aisb/aisb.conf /etc/aisb/users.d/ /etc/apparmor.d/usr.bin.aisb-shell \
+for f in /etc/aisb/aisb.conf /etc/aisb/users.d/ \
+    /usr/share/aisb/apparmor/abi4/usr.bin.aisb-shell /usr/share/aisb/apparmor/abi3/usr.bin.aisb-shell \
     /usr/share/man/man8/aisb-shell.8.gz \
     /usr/share/man/man5/aisb.conf.5.gz /usr/share/man/man8/pam_aisb.8.gz \
     /usr/share/doc/aisb/admin-guide.md.gz /usr/share/doc/aisb/threat-model.md.gz; do
@@ -82,6 +83,8 @@ else
 	skip "it ships the sshd drop-in" "etc/ssh/sshd_config.d/aisb.conf is not on main yet"
 fi
 unlike "$list" '(^|[[:space:]])/etc/ssh/' "the sshd drop-in is not enabled (nothing in /etc/ssh)"
+unlike "$list" '(^|[[:space:]])/etc/apparmor\.d/' \
+    "no AppArmor profile in /etc/apparmor.d: postinst installs the variant this host parses"
 if [ -f "$src/etc/pam.d/pam-configs.aisb" ]; then
 	ok "it ships the pam-auth-update profile" has /usr/share/pam-configs/aisb
 	prof=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/pam-configs/aisb 2>/dev/null)
