@@ -277,9 +277,12 @@ $(BUILD)/fuzz/obj/%.o: %.c
 	    -MMD -MP -c $< -o $@
 -include $(FUZZ_OBJ:.o=.d)
 .SECONDARY: $(FUZZ_OBJ)
+# A target may #include the source it fuzzes (shell/*.c): -MMD makes it
+# depend on that file too.
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) $(TLS_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) $(TLS_LIBS)
+-include $(FUZZ_BIN:=.d)
 
 fuzz-build: $(FUZZ_BIN)
 
