@@ -155,6 +155,17 @@ seccomp_deny_rules_build(scmp_filter_ctx *out)
 	    LOW32(1, TIOCLINUX));
 	if (r < 0)
 		goto out;
+	/*
+	 * Changing a tty's line discipline: any pty inside could be
+	 * switched to n_gsm, n_hdlc, slip and others that the kernel
+	 * autoloads as modules, kernel code no session needs and where
+	 * exploitable bugs were found (CVE-2023-6546 n_gsm, CVE-2017-2636
+	 * n_hdlc).  TIOCGETD and the other tty ioctls stay.
+	 */
+	r = seccomp_rule_add(
+	    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, LOW32(1, TIOCSETD));
+	if (r < 0)
+		goto out;
 
 	/*
 	 * AF_VSOCK reaches the hypervisor and sibling VMs without the

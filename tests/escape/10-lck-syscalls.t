@@ -25,7 +25,8 @@ while read -r name res _; do host[$name]=$res; done < <(as "$u" "$SESS_TOP/$u/pr
 ok "the probes ran inside (${#in[@]} results)" [ "${#in[@]}" -ge 60 ]
 ok "the probes ran on the host (${#host[@]} results)" [ "${#host[@]}" -ge 60 ]
 
-denied="tiocsti tiocsti_hibits tioclinux tioclinux_hibits io_uring_setup
+denied="tiocsti tiocsti_hibits tioclinux tioclinux_hibits tiocsetd
+	tiocsetd_hibits io_uring_setup
 	io_uring_enter io_uring_register socket_vsock socket_vsock_hibits
 	socketpair_vsock unshare_user clone_user setns mount_tmpfs umount2
 	pivot_root chroot open_tree move_mount fsopen fsconfig fsmount fspick
@@ -35,10 +36,11 @@ denied="tiocsti tiocsti_hibits tioclinux tioclinux_hibits io_uring_setup
 	clock_settime clock_adjtime adjtimex quotactl quotactl_fd
 	lookup_dcookie vhangup syslog pers_read_implies_exec
 	pers_mmap_page_zero pers_hibits prctl_securebits"
-twins="ioctl_fionread socket_inet socketpair_unix fork pers_query
+twins="ioctl_fionread pty_ioctls socket_inet socketpair_unix fork pers_query
 	pers_linux32 pers_norandom ptrace_child"
 # Answered differently on the host by this user: the sandbox decides.
-decisive="tiocsti tiocsti_hibits tioclinux tioclinux_hibits io_uring_setup
+decisive="tiocsti tiocsti_hibits tioclinux tioclinux_hibits tiocsetd
+	tiocsetd_hibits io_uring_setup
 	io_uring_enter io_uring_register socket_vsock socket_vsock_hibits
 	unshare_user setns umount2 chroot open_tree fsconfig mount_setattr bpf
 	userfaultfd keyctl perf_event_open add_key request_key settimeofday
@@ -64,11 +66,11 @@ done
 # The other ABIs of the x86_64 kernel: same rules.
 if [ "${host[i386_getpid]}" = ok ]; then
 	is "${in[i386_getpid]}" ok "inside, i386 ABI twin: getpid via int \$0x80 works"
-	for p in i386_unshare_user i386_mount i386_tiocsti i386_setns \
+	for p in i386_unshare_user i386_mount i386_tiocsti i386_tiocsetd i386_setns \
 	    i386_socket_vsock i386_personality; do
 		is "${in[$p]:-missing}" EPERM "inside: $p (int \$0x80) is denied"
 	done
-	for p in i386_tiocsti i386_setns i386_socket_vsock i386_personality; do
+	for p in i386_tiocsti i386_tiocsetd i386_setns i386_socket_vsock i386_personality; do
 		ok "host: $p is ${host[$p]} without the sandbox" [ "${host[$p]}" != EPERM ]
 	done
 else
@@ -77,7 +79,8 @@ fi
 # x32: the filter answers before the kernel's syscall table, so the
 # calls are denied even where the kernel lacks x32 (then ENOSYS on the
 # host).
-for p in x32_unshare_user x32_tiocsti x32_setns x32_socket_vsock x32_personality; do
+for p in x32_unshare_user x32_tiocsti x32_tiocsetd x32_setns x32_socket_vsock \
+    x32_personality; do
 	is "${in[$p]:-missing}" EPERM "inside: $p (syscall | 0x40000000) is denied"
 done
 

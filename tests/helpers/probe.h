@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <termios.h>
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
@@ -95,6 +96,79 @@ p_tioclinux_hibits(void)
 
 	return probe_ret(syscall(
 	    SYS_ioctl, 0, (unsigned long)TIOCLINUX | PROBE_HIBITS, &sub));
+}
+
+/* A pty of one's own (the slave; *ret_master too), as any program may
+ * open one: the probes of its line discipline use it. */
+static inline int
+probe_pty(int *ret_master)
+{
+	int m, sl;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0)
+		return -errno;
+	if (unlockpt(m) < 0 ||
+	    (sl = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY)) < 0) {
+		int e = errno;
+
+		close(m);
+		return -e;
+	}
+	*ret_master = m;
+	return sl;
+}
+
+/*
+ * TIOCSETD: a line discipline other than N_TTY (n_gsm, n_hdlc, ...) is
+ * kernel code that the kernel may autoload as a module.  The probe asks
+ * for N_TTY, which the pty already has: without the filter, success and
+ * nothing changes.
+ */
+static inline int
+probe_tiocsetd(unsigned long hi)
+{
+	int m, sl, ld = 0 /* N_TTY */, r;
+
+	if ((sl = probe_pty(&m)) < 0)
+		return -sl;
+	r = probe_ret(
+	    syscall(SYS_ioctl, sl, (unsigned long)TIOCSETD | hi, &ld));
+	close(sl);
+	close(m);
+	return r;
+}
+
+static inline int
+p_tiocsetd(void)
+{
+	return probe_tiocsetd(0);
+}
+static inline int
+p_tiocsetd_hibits(void)
+{
+	return probe_tiocsetd(PROBE_HIBITS);
+}
+
+/* Twin: the other ioctls of a pty work (TIOCGETD, TCGETS, TIOCSWINSZ,
+ * TIOCGWINSZ). */
+static inline int
+p_pty_ioctls(void)
+{
+	struct winsize ws = {.ws_row = 24, .ws_col = 80}, back;
+	struct termios t;
+	int m, sl, ld = -1, r = 0;
+
+	if ((sl = probe_pty(&m)) < 0)
+		return -sl;
+	if (ioctl(sl, TIOCGETD, &ld) < 0 || tcgetattr(sl, &t) < 0 ||
+	    ioctl(m, TIOCSWINSZ, &ws) < 0 || ioctl(sl, TIOCGWINSZ, &back) < 0)
+		r = errno;
+	else if (ld != 0 || back.ws_col != 80)
+		r = EINVAL;
+	close(sl);
+	close(m);
+	return r;
 }
 
 /* Twin: an ordinary ioctl (FIONREAD on a pipe) still works. */
@@ -448,6 +522,11 @@ p_i386_tiocsti(void)
 	return probe_raw(probe_i386(54, 0, TIOCSTI, 0));
 }
 static inline int
+p_i386_tiocsetd(void)
+{
+	return probe_raw(probe_i386(54, -1, TIOCSETD, 0));
+}
+static inline int
 p_i386_setns(void)
 {
 	return probe_raw(probe_i386(346, -1, 0, 0));
@@ -476,6 +555,11 @@ static inline int
 p_x32_tiocsti(void)
 {
 	return probe_raw(probe_x32(514, 0, TIOCSTI, 0));
+}
+static inline int
+p_x32_tiocsetd(void)
+{
+	return probe_raw(probe_x32(514, -1, TIOCSETD, 0));
 }
 static inline int
 p_x32_setns(void)
@@ -509,6 +593,9 @@ static const struct probe probes[] = {
     P(tiocsti_hibits, 1),
     P(tioclinux, 1),
     P(tioclinux_hibits, 1),
+    P(tiocsetd, 1),
+    P(tiocsetd_hibits, 1),
+    P(pty_ioctls, 0),
     P(ioctl_fionread, 0),
     P(io_uring_setup, 1),
     P(io_uring_enter, 1),
@@ -574,12 +661,14 @@ static const struct probe probes[] = {
     P(i386_unshare_user, 1),
     P(i386_mount, 1),
     P(i386_tiocsti, 1),
+    P(i386_tiocsetd, 1),
     P(i386_setns, 1),
     P(i386_socket_vsock, 1),
     P(i386_personality, 1),
     P(x32_getpid, 0),
     P(x32_unshare_user, 1),
     P(x32_tiocsti, 1),
+    P(x32_tiocsetd, 1),
     P(x32_setns, 1),
     P(x32_socket_vsock, 1),
     P(x32_personality, 1),
