@@ -238,6 +238,9 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBAISB)
 
 -include $(LIB_OBJ:.o=.d) $(ENTRY_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(GATE_OBJ:.o=.d) \
 	$(PAM_OBJ:.o=.d) $(GATE_TEST_OBJ:.o=.d)
+# Tests and helpers are built in one step each: their headers (probe.h)
+# too are dependencies.
+-include $(UNIT_BIN:=.d) $(HELP_BIN:=.d)
 
 # Tests.  tests/run prints TAP through prove and ends with one line
 # "N passed, N failed, N skipped".

@@ -11,6 +11,7 @@
 
 static int log_flags = LOG_TO_STDERR;
 static bool log_debug_on;
+static void (*log_stderr_writer)(const char *line, size_t n);
 
 void
 log_open(const char *ident, int flags)
@@ -26,6 +27,12 @@ log_set_debug(bool on)
 	log_debug_on = on;
 }
 
+void
+log_set_stderr_writer(void (*w)(const char *line, size_t n))
+{
+	log_stderr_writer = w;
+}
+
 static void
 log_v(int prio, bool to_stderr, const char *fmt, va_list ap)
 {
@@ -37,8 +44,20 @@ log_v(int prio, bool to_stderr, const char *fmt, va_list ap)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (log_flags & LOG_TO_SYSLOG)
 		syslog(prio, "%s", buf);
-	if (to_stderr && (log_flags & LOG_TO_STDERR))
-		dprintf(2, "aisb: %s\n", buf);
+	if (to_stderr && (log_flags & LOG_TO_STDERR)) {
+		if (log_stderr_writer) {
+			char line[sizeof(buf) + 8];
+			int n = snprintf(line, sizeof(line), "aisb: %s\n", buf);
+
+			if (n > 0)
+				log_stderr_writer(line,
+				    (size_t)n < sizeof(line)
+				        ? (size_t)n
+				        : sizeof(line) - 1);
+		} else {
+			dprintf(2, "aisb: %s\n", buf);
+		}
+	}
 	errno = saved;
 }
 

@@ -9,6 +9,7 @@
 #define AISB_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <syslog.h>
 
 enum {
@@ -23,6 +24,13 @@ void log_msg(int prio, const char *fmt, ...)
 /* Syslog only, never stderr (session and decision records). */
 void log_record(int prio, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * The stderr lines ("aisb: message\n") go through w instead of a plain
+ * write: aisb-shell bounds them in time (a caller that stops reading
+ * cannot hold it).  NULL: a plain write.  The module never sets one.
+ */
+void log_set_stderr_writer(void (*w)(const char *line, size_t n));
 
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)

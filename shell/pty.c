@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -27,11 +28,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bwrite.h"
 #include "log.h"
 #include "notice.h"
 #include "pty.h"
 #include "session.h"
 #include "sessrec.h"
+#include "ttyfilter.h"
 #include "util.h"
 
 int
@@ -90,36 +93,30 @@ pty_attach(int slave)
 
 /* ---- outer relay ---- */
 
+/*
+ * The relay never blocks on the caller (bwrite.c): with a caller that
+ * stops reading, the sandbox's output backs up into its own pty (the
+ * inside blocks, as on any slow terminal) while the deadline, SIGTERM
+ * and SIGHUP are still read here and end the session on time.
+ */
+
 struct buf {
 	char d[16384];
 	size_t off, len;
 };
 
-/*
- * Write all of p to fd, waiting when it would block (a caller may have
- * left its terminal non-blocking).  -errno when fd is gone.
- */
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	struct pollfd pf = {.fd = fd, .events = POLLOUT};
-	ssize_t w;
+/* What the caller's terminal still has to take, filtered. */
+struct obuf {
+	uint8_t d[65536];
+	size_t off, len;
+};
 
-	while (n > 0) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EAGAIN) {
-			(void)poll(&pf, 1, 1000);
-			continue;
-		}
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
+/*
+ * Room in the output kept for the notices (a line of sessrec.h's, with
+ * "\r" before and "\r\n" after), so that the sandbox's output alone
+ * cannot keep them out for ever.
+ */
+#define NOTICE_ROOM 1024
 
 static void
 sync_winsize(int master)
@@ -135,33 +132,40 @@ struct relay {
 	int master;
 	struct sessrec *rec; /* notices for the caller, or NULL */
 	bool notice_relayed; /* notices go in the relayed stream */
-	struct notice_track track; /* where its lines end (notice.h) */
-	ssize_t notice_at; /* in out: where notices may go, or -1 */
+	struct notice_track track; /* where the caller's lines end */
 	bool in_eof; /* caller's stdin done */
 	bool in_tty; /* caller's stdin is a terminal */
 	bool master_eof; /* every slave fd closed */
 	bool out_broken; /* caller's stdout gone: discard */
+	bool filter; /* escape sequences filtered (ttyfilter.c) */
 	char last_in; /* last byte sent to the master */
+	int kill_sig; /* SIGHUP or SIGTERM that ends the session */
+	int64_t kill_at; /* after kill_sig: when init gets SIGKILL */
+	int64_t last_out; /* when the caller last took output */
 	struct buf in; /* stdin -> master */
-	struct buf out; /* master -> stdout */
-	int64_t kill_at; /* after a hangup: when init gets SIGKILL */
+	struct obuf out; /* master -> stdout, filtered */
+	uint8_t raw[16384]; /* one read of the master, before the filter */
+	struct ttyfilter tf;
 };
 
 /*
  * A hangup (the caller's terminal went away, or SIGHUP: an ssh
- * disconnect) ends the session.  The inside gets SIGHUP to finish
+ * disconnect) or SIGTERM (the harness or the service manager stopping
+ * the session) ends the session.  The inside gets the signal to finish
  * cleanly, then, after a short grace, init is killed and the pid
- * namespace with it: a process that ignores SIGHUP must not outlive the
- * login: nothing of it is left within one second.
+ * namespace with it: a process that ignores it must not outlive the
+ * request (nothing left within one second).
  */
-#define HANGUP_GRACE_MS 500
+#define END_GRACE_MS 500
 
 static void
-hangup(struct relay *r, pid_t init)
+end_session(struct relay *r, pid_t init, int sig)
 {
-	(void)kill(init, SIGHUP);
-	if (r->kill_at == 0)
-		r->kill_at = util_now_ms() + HANGUP_GRACE_MS;
+	(void)kill(init, sig);
+	if (r->kill_at == 0) {
+		r->kill_at = util_now_ms() + END_GRACE_MS;
+		r->kill_sig = sig;
+	}
 }
 
 /*
@@ -201,7 +205,7 @@ relay_stdin(struct relay *r, pid_t init)
 	r->in_eof = true;
 	if (r->in_tty)
 		/* EOF or EIO in raw mode: the caller's terminal hung up. */
-		hangup(r, init);
+		end_session(r, init, SIGHUP);
 	else
 		queue_eof(r);
 }
@@ -223,52 +227,80 @@ relay_to_master(struct relay *r)
 		r->in.off = 0;
 }
 
-/* Read what the master has; false at EOF/EIO (no slave left). */
-static bool
-relay_from_master(struct relay *r)
+/* The most of the master read at once: the filter's output must fit. */
+static size_t
+master_want(struct relay *r)
 {
-	ssize_t n;
+	size_t room;
 
-	n = read(
-	    r->master, r->out.d + r->out.len, sizeof(r->out.d) - r->out.len);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return true;
-	if (n <= 0) {
-		r->master_eof = true;
-		return false;
+	if (r->out.off > 0) {
+		memmove(r->out.d, r->out.d + r->out.off, r->out.len);
+		r->out.off = 0;
 	}
-	if (r->notice_relayed && r->notice_at < 0) {
-		ssize_t at = notice_track_feed(
-		    &r->track, r->out.d + r->out.len, (size_t)n);
+	room = sizeof(r->out.d) - r->out.len;
+	if (r->notice_relayed)
+		room = room > NOTICE_ROOM ? room - NOTICE_ROOM : 0;
+	if (!r->filter)
+		return room;
+	if (room <= TTYFILTER_OUT_MAX(0))
+		return 0;
+	room = (room - TTYFILTER_OUT_MAX(0)) / 3;
+	return room < sizeof(r->raw) ? room : sizeof(r->raw);
+}
 
-		if (at >= 0)
-			r->notice_at = (ssize_t)r->out.len + at;
-	} else if (r->notice_relayed)
-		(void)notice_track_feed(
-		    &r->track, r->out.d + r->out.len, (size_t)n);
-	r->out.len += (size_t)n;
-	return true;
+static bool
+out_room(const struct relay *r)
+{
+	size_t room = sizeof(r->out.d) - r->out.len;
+
+	if (r->notice_relayed)
+		room = room > NOTICE_ROOM ? room - NOTICE_ROOM : 0;
+	return r->filter ? room > TTYFILTER_OUT_MAX(0) + 3 : room > 0;
 }
 
 /*
- * The notices waiting, written to the caller's terminal as lines of
- * their own: the relayed stream is at a line boundary (raw mode, so
- * "\r\n" ends them).
+ * The waiting notices, as lines of their own, into the output at pos
+ * (an offset in out.d, at most out.off + out.len), where the stream
+ * the caller sees is at a line boundary (notice_track_ok): raw mode, so
+ * "\r\n" ends them.  They are the outer's own text (sessrec.c builds
+ * them from a checked alphabet), so they do not go through the filter;
+ * they go out with the sandbox's output, after what came before them,
+ * through the same bounded writer.  What does not fit waits for the
+ * next boundary.  Returns the bytes put in.
  */
-static void
-put_notices(struct relay *r)
+static size_t
+put_notices(struct relay *r, size_t pos)
 {
+	size_t end, n, put = 0;
 	const char *q;
-	size_t n;
 
 	while ((q = sessrec_notice(r->rec, &n)) != NULL) {
-		bool ok = !r->out_broken &&
-		    write_all(STDOUT_FILENO, "\r", 1) == 0 &&
-		    write_all(STDOUT_FILENO, q, n) == 0 &&
-		    write_all(STDOUT_FILENO, "\r\n", 2) == 0;
-
-		sessrec_notice_done(r->rec, ok);
+		if (r->out_broken) {
+			sessrec_notice_done(r->rec, false);
+			continue;
+		}
+		end = r->out.off + r->out.len;
+		if (end + n + 3 > sizeof(r->out.d)) {
+			if (r->out.off == 0 ||
+			    r->out.len + n + 3 > sizeof(r->out.d))
+				break;
+			memmove(r->out.d, r->out.d + r->out.off, r->out.len);
+			pos -= r->out.off;
+			end = r->out.len;
+			r->out.off = 0;
+		}
+		memmove(r->out.d + pos + n + 3, r->out.d + pos, end - pos);
+		r->out.d[pos] = '\r';
+		memcpy(r->out.d + pos + 1, q, n);
+		memcpy(r->out.d + pos + 1 + n, "\r\n", 2);
+		r->out.len += n + 3;
+		pos += n + 3;
+		put += n + 3;
+		/* Shown: it is the caller's as soon as the output before
+		 * it is (a caller that stops reading loses both). */
+		sessrec_notice_done(r->rec, true);
 	}
+	return put;
 }
 
 /* Without the relay: to fd 2, never blocking (notice.h). */
@@ -287,25 +319,42 @@ put_notices_stderr(struct relay *r)
 	}
 }
 
+/*
+ * New bytes at out.d[from..] on their way to the caller: follow where
+ * its lines end, and put the waiting notices in at the first line
+ * boundary among them.
+ */
 static void
-flush_out(struct relay *r)
+track_out(struct relay *r, size_t from)
 {
-	size_t at = r->notice_at >= 0 ? (size_t)r->notice_at : r->out.len;
+	struct notice_track before;
+	ssize_t at;
+	size_t end, put;
 
-	if (r->out.len > 0 && !r->out_broken &&
-	    write_all(STDOUT_FILENO, r->out.d, at) < 0)
-		r->out_broken = true;
-	if (r->notice_at >= 0 && sessrec_notice(r->rec, &(size_t){0})) {
-		put_notices(r);
-		if (at < r->out.len && !r->out_broken &&
-		    write_all(STDOUT_FILENO, r->out.d + at, r->out.len - at) <
-		        0)
-			r->out_broken = true;
-	} else if (at < r->out.len && !r->out_broken &&
-	    write_all(STDOUT_FILENO, r->out.d + at, r->out.len - at) < 0)
-		r->out_broken = true;
-	r->out.len = 0;
-	r->notice_at = notice_track_ok(&r->track) ? 0 : -1;
+	while (r->notice_relayed) {
+		end = r->out.off + r->out.len;
+		if (from >= end)
+			return;
+		before = r->track;
+		at = notice_track_feed(
+		    &r->track, (const char *)r->out.d + from, end - from);
+		if (at < 0 || sessrec_notice(r->rec, &(size_t){0}) == NULL)
+			return;
+		/* Back to that boundary, and the notices go there. */
+		r->track = before;
+		(void)notice_track_feed(
+		    &r->track, (const char *)r->out.d + from, (size_t)at);
+		from += (size_t)at;
+		put = put_notices(r, from);
+		if (put == 0) {
+			/* No room: the rest as it is, the next boundary
+			 * later. */
+			(void)notice_track_feed(&r->track,
+			    (const char *)r->out.d + from, end - from);
+			return;
+		}
+		from += put; /* out.off is 0: nothing moved before from */
+	}
 }
 
 /* New notices: out now if the stream is at a line boundary. */
@@ -316,8 +365,149 @@ notices(struct relay *r)
 		return;
 	if (!r->notice_relayed)
 		put_notices_stderr(r);
-	else if (r->out.len == 0 && notice_track_ok(&r->track))
-		put_notices(r);
+	else if (notice_track_ok(&r->track))
+		(void)put_notices(r, r->out.off + r->out.len);
+}
+
+/* Read what the master has; at EOF/EIO (no slave left) master_eof. */
+static void
+relay_from_master(struct relay *r)
+{
+	size_t want = master_want(r);
+	uint8_t *to = r->filter ? r->raw : r->out.d + r->out.len;
+	size_t from;
+	ssize_t n;
+
+	if (want == 0)
+		return;
+	n = read(r->master, to, want);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		r->master_eof = true;
+		return;
+	}
+	from = r->out.len; /* out.off is 0 (master_want) */
+	if (r->filter)
+		r->out.len += ttyfilter_run(
+		    &r->tf, r->raw, (size_t)n, r->out.d + r->out.len);
+	else
+		r->out.len += (size_t)n;
+	track_out(r, from);
+}
+
+/* What the caller takes now, without waiting for it. */
+static void
+relay_to_caller(struct relay *r, pid_t init)
+{
+	ssize_t w;
+
+	if (r->out.len == 0)
+		return;
+	if (r->out_broken) {
+		r->out.off = r->out.len = 0;
+		return;
+	}
+	w = bwrite(STDOUT_FILENO, r->out.d + r->out.off, r->out.len, 0);
+	if (w < 0) {
+		/* The caller's terminal or pipe is gone. */
+		r->out_broken = true;
+		r->out.off = r->out.len = 0;
+		if (init > 0)
+			end_session(r, init, SIGHUP);
+		return;
+	}
+	if (w > 0)
+		r->last_out = util_now_ms();
+	r->out.off += (size_t)w;
+	r->out.len -= (size_t)w;
+	if (r->out.len == 0)
+		r->out.off = 0;
+}
+
+/*
+ * After init is gone, what the inside wrote last still goes to the
+ * caller, as fast as the caller takes it: a slow reader gets every byte.
+ * Not for ever: after a kill (timeout, hangup, SIGTERM) for DRAIN_KILL_MS
+ * at most, otherwise until the caller has taken nothing for
+ * DRAIN_STALL_MS, or a signal ends the wait.
+ */
+#define DRAIN_KILL_MS 100
+#define DRAIN_STALL_MS 5000
+
+/*
+ * The end, for a caller that is a terminal: switch off what the
+ * sandbox left on (ttyfilter_finish), wait for the answers to the
+ * queries it asked (settle_replies), and discard what the terminal sent
+ * that the sandbox did not read, so that none of it reaches the
+ * caller's shell.
+ */
+#define SETTLE_MS 500
+
+/*
+ * Ask the terminal for a status report (DSR 5) and read its input up to
+ * the answer: a terminal answers in order, so every answer to an
+ * earlier query has then arrived (and is discarded with the rest).
+ */
+static void
+settle_replies(void)
+{
+	static const char dsr[] = "\033[5n";
+	struct pollfd pf = {.fd = STDIN_FILENO, .events = POLLIN};
+	int64_t end = util_now_ms() + SETTLE_MS;
+	char b[256], win[4] = {0};
+	ssize_t n, i;
+
+	if (bwrite(STDOUT_FILENO, dsr, sizeof(dsr) - 1, 100) !=
+	    (ssize_t)sizeof(dsr) - 1)
+		return;
+	while (util_now_ms() < end) {
+		if (poll(&pf, 1, (int)(end - util_now_ms())) <= 0)
+			return;
+		n = read(STDIN_FILENO, b, sizeof(b));
+		if (n <= 0)
+			return;
+		for (i = 0; i < n; i++) {
+			memmove(win, win + 1, 3);
+			win[3] = b[i];
+			/* CSI 0 n (ready) or CSI 3 n (malfunction) */
+			if (win[0] == '\033' && win[1] == '[' &&
+			    (win[2] == '0' || win[2] == '3') && win[3] == 'n')
+				return;
+		}
+	}
+}
+
+static void
+end_terminal(struct relay *r, bool raw_set, const struct termios *saved)
+{
+	uint8_t fin[TTYFILTER_FINISH_MAX + 1];
+	size_t n = 0;
+	bool asked = r->tf.asked;
+
+	/* A caller that took nothing of the drain is not reading: nothing
+	 * more is written (it would only wait). */
+	if (r->out.len > 0 && util_now_ms() - r->last_out >= DRAIN_KILL_MS)
+		r->out_broken = true;
+	if (r->filter && !r->out_broken) {
+		/* Output left unsent (a caller that stopped reading) may end
+		 * inside a sequence: CAN ends it first. */
+		if (r->out.len > 0)
+			fin[n++] = 0x18;
+		n += ttyfilter_finish(&r->tf, fin + n);
+		if (n > 0 && bwrite(STDOUT_FILENO, fin, n, 100) < (ssize_t)n)
+			r->out_broken = true;
+		/* Answers may be on the way: to queries, or reports of a
+		 * mode just switched off. */
+		if (raw_set && !r->out_broken && (asked || n > 0))
+			settle_replies();
+	}
+	if (r->in_tty)
+		(void)tcflush(STDIN_FILENO, TCIFLUSH);
+	/* TCSANOW: TCSADRAIN would wait for a caller that may never read
+	 * (output is processed when written, not when read). */
+	if (raw_set)
+		(void)tcsetattr(STDIN_FILENO, TCSANOW, saved);
 }
 
 /*
@@ -340,20 +530,16 @@ end_request(struct relay *r, const struct signalfd_siginfo *si, pid_t init)
 	return true;
 }
 
-/* After init is gone: what the inside wrote last, up to the hangup. */
-static void
-drain_master(struct relay *r)
+/* The terminal decodes UTF-8: Linux says so with IUTF8 (set by terminal
+ * emulators, sshd from the client's modes, tmux). */
+static bool
+caller_utf8(void)
 {
-	struct pollfd pf = {.fd = r->master, .events = POLLIN};
-	int64_t until = util_now_ms() + 500;
+	struct termios t;
 
-	while (!r->master_eof && util_now_ms() < until) {
-		if (poll(&pf, 1, 50) == 0)
-			break;
-		relay_from_master(r);
-		flush_out(r);
-	}
-	flush_out(r);
+	if (tcgetattr(STDOUT_FILENO, &t) < 0 && tcgetattr(STDIN_FILENO, &t) < 0)
+		return true;
+	return (t.c_iflag & IUTF8) != 0;
 }
 
 int
@@ -371,25 +557,25 @@ pty_outer_wait(
 	    SIGUSR2,
 	    SIGPIPE,
 	};
-	struct relay r = {.master = master, .rec = w->rec, .notice_at = -1};
-	uint64_t timeout_s = w->timeout_s;
+	struct relay rs = {.master = master, .rec = w->rec}, *r = &rs;
 	struct signalfd_siginfo si;
 	struct termios saved, raw;
 	struct pollfd pf[6];
 	struct sigaction dfl = {.sa_handler = SIG_DFL}, old_chld;
 	sigset_t set, old;
 	_cleanup_close_ int sfd = -1;
-	bool raw_set = false, done = false, hung_up = false;
+	bool raw_set = false, alive = true, done = false;
 	bool mask_set = true, chld_set = true;
-	int64_t deadline = 0, left;
+	int64_t deadline = 0, drain_until = 0, left, t;
 	int st = 0, n, i, timeout;
 	nfds_t np;
 	pid_t p;
 
 	*ret_timed_out = 0;
-	if (timeout_s > 0)
+	if (w->timeout_s > 0)
 		deadline = util_now_ms() +
-		    (int64_t)(timeout_s > INT32_MAX ? INT32_MAX : timeout_s) *
+		    (int64_t)(w->timeout_s > INT32_MAX ? INT32_MAX
+		                                       : w->timeout_s) *
 		        1000;
 
 	/* A SIGCHLD set to SIG_IGN would auto-reap init and lose its
@@ -415,62 +601,86 @@ pty_outer_wait(
 	}
 
 	if (master >= 0) {
-		r.in_tty = isatty(STDIN_FILENO);
-		if (r.in_tty && tcgetattr(STDIN_FILENO, &saved) == 0) {
+		r->in_tty = isatty(STDIN_FILENO);
+		r->filter = w->filter && isatty(STDOUT_FILENO);
+		ttyfilter_init(&r->tf, caller_utf8());
+		if (r->in_tty && tcgetattr(STDIN_FILENO, &saved) == 0) {
 			/* Raw: every byte, ^C and ^Z included, goes to the
 			 * pty, whose own line discipline applies them. */
 			raw = saved;
 			cfmakeraw(&raw);
-			if (tcsetattr(STDIN_FILENO, TCSADRAIN, &raw) == 0)
+			if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
 				raw_set = true;
 		}
 		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 		sync_winsize(master);
-		r.notice_relayed = notice_stderr_is_relayed();
+		r->notice_relayed = notice_stderr_is_relayed();
 	}
-	notice_track_init(&r.track);
+	notice_track_init(&r->track);
 
 	while (!done) {
-		p = waitpid(init, &st, WNOHANG);
-		if (p == init || (p < 0 && errno == ECHILD)) {
-			if (p < 0)
-				st = 127 << 8; /* not ours: nothing to say */
-			break;
+		if (alive) {
+			p = waitpid(init, &st, WNOHANG);
+			if (p == init || (p < 0 && errno == ECHILD)) {
+				if (p < 0)
+					st = 127 << 8; /* not ours */
+				alive = false;
+				if (master < 0)
+					break;
+				r->last_out = util_now_ms();
+				if (r->kill_sig || *ret_timed_out ||
+				    sessrec_was_ended(r->rec))
+					drain_until =
+					    util_now_ms() + DRAIN_KILL_MS;
+			}
+		}
+		if (!alive) {
+			t = util_now_ms();
+			if ((r->master_eof && r->out.len == 0) ||
+			    r->out_broken ||
+			    t >= r->last_out + DRAIN_STALL_MS ||
+			    (drain_until && t >= drain_until) ||
+			    (deadline && t >= deadline))
+				break;
 		}
 
 		np = 0;
 		pf[np++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-		if (sessrec_fd(r.rec) >= 0)
+		if (sessrec_fd(r->rec) >= 0)
 			pf[np++] = (struct pollfd){
-			    .fd = sessrec_fd(r.rec), .events = POLLIN};
+			    .fd = sessrec_fd(r->rec), .events = POLLIN};
 		if (master >= 0) {
-			if (!r.in_eof && r.in.off + r.in.len < sizeof(r.in.d))
+			if (alive && !r->in_eof &&
+			    r->in.off + r->in.len < sizeof(r->in.d))
 				pf[np++] = (struct pollfd){
 				    .fd = STDIN_FILENO, .events = POLLIN};
-			if (!r.master_eof)
+			if (!r->master_eof)
 				pf[np++] = (struct pollfd){.fd = master,
-				    .events = (short)((r.in.len ? POLLOUT : 0) |
-				        (r.out.len < sizeof(r.out.d) ? POLLIN
-				                                     : 0))};
+				    .events =
+				        (short)((alive && r->in.len ? POLLOUT
+				                                    : 0) |
+				            (out_room(r) ? POLLIN : 0))};
+			if (r->out.len > 0 && !r->out_broken)
+				pf[np++] = (struct pollfd){
+				    .fd = STDOUT_FILENO, .events = POLLOUT};
 		}
 		timeout = -1;
-		if (r.kill_at) {
-			left = r.kill_at - util_now_ms();
+		if (alive && r->kill_at) {
+			left = r->kill_at - util_now_ms();
 			if (left <= 0) {
 				kill(init, SIGKILL);
-				r.kill_at = 0;
-				hung_up = true;
+				r->kill_at = 0;
 				continue;
 			}
 			timeout = (int)left;
 		}
-		if (deadline) {
+		if (alive && deadline) {
 			left = deadline - util_now_ms();
 			if (left <= 0) {
 				/* The whole pid namespace dies with init. */
 				log_record(LOG_INFO,
 				    "session timed out after %llu s",
-				    (unsigned long long)timeout_s);
+				    (unsigned long long)w->timeout_s);
 				kill(init, SIGKILL);
 				*ret_timed_out = 1;
 				deadline = 0;
@@ -481,14 +691,24 @@ pty_outer_wait(
 			if (timeout < 0 || left < timeout)
 				timeout = (int)left;
 		}
-		if (sfd < 0)
+		if (!alive) {
+			/* The next time a drain bound may be passed. */
+			t = r->last_out + DRAIN_STALL_MS;
+			if (drain_until && drain_until < t)
+				t = drain_until;
+			if (deadline && deadline < t)
+				t = deadline;
+			left = t - util_now_ms();
+			timeout = left < 0 ? 0 : (int)left;
+		}
+		if (sfd < 0 && (timeout < 0 || timeout > 100))
 			timeout = 100;
 		/* The record's writes and waiting notices: once a second. */
-		if (r.rec && (timeout < 0 || timeout > 1000))
+		if (r->rec && (timeout < 0 || timeout > 1000))
 			timeout = 1000;
 		n = poll(pf, np, timeout);
-		sessrec_tick(r.rec);
-		notices(&r);
+		sessrec_tick(r->rec);
+		notices(r);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n <= 0)
@@ -500,40 +720,47 @@ pty_outer_wait(
 			if (pf[i].fd == sfd) {
 				while (read(sfd, &si, sizeof(si)) ==
 				    (ssize_t)sizeof(si)) {
-					if ((int)si.ssi_signo ==
-					    SESSREC_SIG_END)
-						(void)end_request(
-						    &r, &si, init);
-					else if (si.ssi_signo == SIGWINCH &&
+					int sig = (int)si.ssi_signo;
+
+					if (sig == SESSREC_SIG_END) {
+						if (alive)
+							(void)end_request(
+							    r, &si, init);
+					} else if (sig == SIGWINCH &&
 					    master >= 0)
 						sync_winsize(master);
-					else if (si.ssi_signo == SIGHUP)
-						hangup(&r, init);
-					else if (si.ssi_signo != SIGCHLD &&
-					    si.ssi_signo != SIGPIPE &&
-					    si.ssi_signo != SIGWINCH)
-						kill(init, (int)si.ssi_signo);
+					else if (!alive &&
+					    (sig == SIGHUP || sig == SIGTERM ||
+					        sig == SIGINT))
+						done = true; /* stop draining */
+					else if (!alive)
+						continue;
+					else if (sig == SIGHUP ||
+					    sig == SIGTERM)
+						end_session(r, init, sig);
+					else if (sig != SIGCHLD &&
+					    sig != SIGPIPE && sig != SIGWINCH)
+						kill(init, sig);
 				}
-			} else if (pf[i].fd == sessrec_fd(r.rec)) {
-				sessrec_input(r.rec);
-				notices(&r);
+			} else if (pf[i].fd == sessrec_fd(r->rec)) {
+				sessrec_input(r->rec);
+				notices(r);
 			} else if (pf[i].fd == STDIN_FILENO) {
-				relay_stdin(&r, init);
+				relay_stdin(r, init);
 			} else if (pf[i].fd == master) {
 				if (pf[i].revents & POLLOUT)
-					relay_to_master(&r);
+					relay_to_master(r);
 				if (pf[i].revents &
 				    (POLLIN | POLLHUP | POLLERR))
-					relay_from_master(&r);
-				flush_out(&r);
+					relay_from_master(r);
+			} else if (pf[i].fd == STDOUT_FILENO) {
+				relay_to_caller(r, alive ? init : -1);
 			}
 		}
 	}
 
 	if (master >= 0)
-		drain_master(&r);
-	if (raw_set)
-		tcsetattr(STDIN_FILENO, TCSADRAIN, &saved);
+		end_terminal(r, raw_set, &saved);
 	/* Consume what is still queued (a late SIGTERM must not kill us
 	 * after the session ended well). */
 	if (sfd >= 0)
@@ -543,8 +770,9 @@ pty_outer_wait(
 		log_warn("restore the signal mask: %m");
 	if (chld_set && sigaction(SIGCHLD, &old_chld, NULL) < 0)
 		log_warn("restore SIGCHLD: %m");
-	/* Killed because of the hangup: report it as a shell would. */
-	if (hung_up && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
-		return 128 + SIGHUP;
+	/* Killed because of the hangup or SIGTERM: say so as a shell
+	 * would. */
+	if (r->kill_sig && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		return 128 + r->kill_sig;
 	return session_shell_status(st);
 }

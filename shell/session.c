@@ -32,6 +32,7 @@
 
 #include "aisb.h"
 #include "args.h"
+#include "bwrite.h"
 #include "callerenv.h"
 #include "cred.h"
 #include "env.h"
@@ -476,6 +477,8 @@ stage_prepare(struct session *s, const struct aisb_args *a)
 		if (fcntl(r, F_GETFD) < 0 && open("/dev/null", O_RDWR) != r)
 			return -EBADF;
 	log_open("aisb-shell", LOG_TO_SYSLOG | LOG_TO_STDERR);
+	/* A caller that stops reading stderr cannot hold the outer. */
+	log_set_stderr_writer(bwrite_stderr);
 	s->uid = getuid();
 	s->gid = getgid();
 	if (s->uid == 0 || geteuid() == 0) {
@@ -566,6 +569,7 @@ stage_sandbox(struct session *s, struct sesslimits_state *lim, int *timed_out)
 	status = pty_outer_wait(init, master,
 	    &(struct pty_wait){
 	        .timeout_s = s->pol->limits.timeout,
+	        .filter = true,
 	        .rec = s->rec,
 	    },
 	    timed_out);
