@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 static char seen[1 << 20];
 static const char *pipe_input = "";
 static size_t nseen;
+static bool relay_filter = true; /* terminal.filter for the next start */
 
 /* Read the caller's terminal until want appears (or timeout). */
 static int
@@ -164,7 +166,9 @@ start(struct session *s, const char *script, int tty, uint64_t timeout)
 		if (slave >= 0)
 			close(slave);
 		rc = pty_outer_wait(init, master,
-		    &(struct pty_wait){.timeout_s = timeout}, &to);
+		    &(struct pty_wait){
+		        .timeout_s = timeout, .filter = relay_filter},
+		    &to);
 		dprintf(sp[1], "%d %d\n", rc, to);
 		_exit(0);
 	}
@@ -466,6 +470,193 @@ TEST(hangup)
 	stop(&s);
 }
 
+TEST(filter)
+{
+	static const char script[] =
+	    "printf 'a\\033]52;c;UFdOQ0xJUA==\\007b\\033[21tc"
+	    "\\033P$q m\\033\\\\d\\033[1;31me\\n'; exit 0";
+	struct session s;
+
+	start(&s, script, 1, 0);
+	is_int(finish(&s, NULL), 0, "filter on: session ends");
+	ok(strstr(seen, "ab") && strstr(seen, "cd\033[1;31me"),
+	    "filter on: the text and the colour reach the caller");
+	ok(!strstr(seen, "]52;") && !strstr(seen, "\033[21t") &&
+	        !strstr(seen, "$q"),
+	    "filter on: OSC 52, CSI 21 t and DECRQSS do not");
+	stop(&s);
+
+	relay_filter = false;
+	start(&s, script, 1, 0);
+	is_int(finish(&s, NULL), 0, "filter off: session ends");
+	ok(strstr(seen, "\033]52;c;UFdOQ0xJUA==\007") &&
+	        strstr(seen, "\033[21t") && strstr(seen, "\033P$q m"),
+	    "filter off (the witness): the same bytes reach the caller");
+	relay_filter = true;
+	stop(&s);
+}
+
+/*
+ * Play the caller's terminal until the outer is done: the answer to the
+ * sandbox's query (DA or CPR) comes 150 ms late, as behind a slow link,
+ * when the sandbox is gone; the status report the outer asks at the end
+ * (DSR 5) is answered after it (dsr: at all).  If the outer was gone
+ * before the answer was due, the answer is still sent: then it lands in
+ * the caller's input.  *ret_asked: the outer asked DSR 5.
+ */
+static int
+play_terminal(struct session *s, bool dsr, int *ret_asked)
+{
+	struct pollfd pf = {.fd = s->cm, .events = POLLIN};
+	char buf[64] = "";
+	int st, rc = -1, to, answered = 0, gone = 0;
+	int64_t due = 0;
+	ssize_t n;
+
+	*ret_asked = 0;
+	seen[nseen] = '\0';
+	while (!gone) {
+		gone = waitpid(s->outer, &st, WNOHANG) != 0;
+		if (!due && (strstr(seen, "\033[c") || strstr(seen, "\033[6n")))
+			due = now_ms() + 150;
+		if (due && !answered && (now_ms() >= due || gone)) {
+			while (now_ms() < due)
+				usleep(5000);
+			say(s->cm, "\033[?1;2c"); /* the late answer */
+			answered = 1;
+		}
+		if (!*ret_asked && strstr(seen, "\033[5n")) {
+			*ret_asked = 1;
+			if (dsr && due) {
+				while (now_ms() < due)
+					usleep(5000);
+				if (!answered)
+					say(s->cm, "\033[?1;2c");
+				answered = 1;
+				say(s->cm, "\033[0n");
+			}
+		}
+		if (gone || poll(&pf, 1, 5) <= 0)
+			continue;
+		n = read(s->cm, seen + nseen, sizeof(seen) - 1 - nseen);
+		if (n > 0) {
+			nseen += (size_t)n;
+			seen[nseen] = '\0';
+		}
+	}
+	usleep(50000); /* an answer sent at the end has arrived */
+	if (read(s->status_fd, buf, sizeof(buf) - 1) > 0)
+		sscanf(buf, "%d %d", &rc, &to);
+	close(s->status_fd);
+	return rc;
+}
+
+/*
+ * What the caller's shell would read next from its terminal: in
+ * canonical mode FIONREAD counts whole lines only, and an answer has no
+ * newline, so the terminal is made raw to see the rest.
+ */
+static int
+pending_input(int cs)
+{
+	struct pollfd pf = {.fd = cs, .events = POLLIN};
+	struct termios t, raw;
+	char b[256];
+	int n = 0;
+	ssize_t r;
+
+	tcgetattr(cs, &t);
+	raw = t;
+	cfmakeraw(&raw);
+	tcsetattr(cs, TCSANOW, &raw);
+	while (poll(&pf, 1, 100) > 0 && (r = read(cs, b, sizeof(b))) > 0)
+		n += (int)r;
+	tcsetattr(cs, TCSANOW, &t);
+	return n;
+}
+
+TEST(late_reply)
+{
+	struct session s;
+	struct termios t;
+	int asked;
+	int64_t t0;
+
+	/* The sandbox asks (DA) and is gone before the answer. */
+	start(&s, "printf 'q\\033[c'; exit 0", 1, 0);
+	is_int(play_terminal(&s, true, &asked), 0, "session ends");
+	ok(asked, "the outer asked for a status report before it returned");
+	tcgetattr(s.cs, &t);
+	ok(t.c_lflag & ICANON, "the caller's terminal is restored");
+	is_int(pending_input(s.cs), 0,
+	    "the late answer is discarded: nothing reaches the caller's "
+	    "shell");
+	stop(&s);
+
+	/* A terminal that never answers the status report: the outer waits
+	 * half a second, then discards what came. */
+	t0 = now_ms();
+	start(&s, "printf 'q\\033[6n'; exit 0", 1, 0);
+	is_int(play_terminal(&s, false, &asked), 0,
+	    "no status report: session ends");
+	ok(now_ms() - t0 < 3000, "in bounded time (%lld ms)",
+	    (long long)(now_ms() - t0));
+	is_int(
+	    pending_input(s.cs), 0, "what came in the meantime is discarded");
+	stop(&s);
+
+	/* Nothing asked: no status report, no wait. */
+	start(&s, "printf 'plain\\n'; exit 0", 1, 0);
+	is_int(play_terminal(&s, true, &asked), 0, "plain session ends");
+	ok(!asked, "no query, no status report");
+	stop(&s);
+}
+
+TEST(finish_modes)
+{
+	struct session s;
+	int to = -1;
+
+	/* Killed (timeout) with mouse reports and the alternate screen on:
+	 * they are switched off for the caller. */
+	start(&s,
+	    "printf '\\033[?1049h\\033[?1000h\\033[?2004hin vim\\n'; "
+	    "sleep 30",
+	    1, 1);
+	finish(&s, &to);
+	is_int(to, 1, "the session timed out");
+	ok(strstr(seen, "\033[?1000l\033[?2004l\033[?1049l") != NULL,
+	    "mouse reports, bracketed paste and the alternate screen are "
+	    "switched off at the end");
+	stop(&s);
+}
+
+TEST(stalled)
+{
+	struct session s;
+	int64_t t0 = now_ms();
+	int rc;
+
+	/* A caller that never reads: the deadline still ends it. */
+	start(&s, "trap '' TERM HUP; yes flooding", 1, 1);
+	rc = finish_quiet(&s);
+	is_int(rc, 128 + SIGKILL, "never read: the timeout kills it");
+	ok(now_ms() - t0 < 2000, "within a second of the deadline (%lld ms)",
+	    (long long)(now_ms() - t0));
+	stop(&s);
+
+	start(&s, "trap '' TERM HUP; yes flooding", 1, 0);
+	usleep(300000);
+	t0 = now_ms();
+	kill(s.outer, SIGTERM);
+	rc = finish_quiet(&s);
+	is_int(rc, 128 + SIGTERM,
+	    "never read: SIGTERM ends it though the inside ignores it");
+	ok(now_ms() - t0 < 1000, "within a second (%lld ms)",
+	    (long long)(now_ms() - t0));
+	stop(&s);
+}
+
 int
 main(void)
 {
@@ -479,5 +670,9 @@ main(void)
 	RUN(notty_signal);
 	RUN(piped_stdin);
 	RUN(hangup);
+	RUN(filter);
+	RUN(late_reply);
+	RUN(finish_modes);
+	RUN(stalled);
 	return tap_done();
 }
