@@ -387,6 +387,10 @@ apply(struct policy_parse *ps, const struct policy_keydef *kd,
 		    : AISB_ENFORCE_STRICT;
 		return 0;
 	}
+	if (IS("terminal.filter")) {
+		p->terminal.filter = b;
+		return 0;
+	}
 	if (IS("pam.services"))
 		return strv_set(&p->pam.services, vs);
 #undef IS

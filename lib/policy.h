@@ -158,6 +158,9 @@ struct aisb_policy {
 		uint64_t timeout; /* seconds, 0 = none */
 		enum aisb_enforce enforce;
 	} limits;
+	struct {
+		bool filter; /* escape sequences to the caller's terminal */
+	} terminal;
 
 	struct {
 		struct aisb_strv services;

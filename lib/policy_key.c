@@ -102,6 +102,8 @@ const struct policy_keydef policy_key_table[] = {
     {"limits.fsize", PK_SCALAR, PV_SIZE, "20G", NULL},
     {"limits.timeout", PK_SCALAR, PV_TIMEOUT, "0", NULL},
     {"limits.enforce", PK_SCALAR, PV_ENFORCE, "strict", NULL},
+    {"terminal", PK_SECTION, PV_NONE, NULL, NULL},
+    {"terminal.filter", PK_SCALAR, PV_BOOL, "true", NULL},
     {"pam", PK_SECTION, PV_NONE, NULL, NULL},
     {"pam.services", PK_LIST, PV_SERVICE, NULL, def_services},
 };
@@ -149,6 +151,7 @@ const char *const policy_keys[] = {
     "limits.fsize",
     "limits.timeout",
     "limits.enforce",
+    "terminal.filter",
     "pam.services",
     NULL,
 };

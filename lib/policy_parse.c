@@ -279,6 +279,7 @@ static cfg_opt_t cred_opts[] = {
     S("file"), L("hosts"), S("header"), S("env"), CFG_END()};
 static cfg_opt_t limits_opts[] = {S("memory"), S("pids"), S("cpu"), S("nofile"),
     S("fsize"), S("timeout"), S("enforce"), CFG_END()};
+static cfg_opt_t terminal_opts[] = {S("filter"), CFG_END()};
 static cfg_opt_t pam_opts[] = {L("services"), CFG_END()};
 static cfg_opt_t root_opts[] = {S("shell"), S("hostname"), L("agents"),
     CFG_SEC("project", project_opts, CFGF_NONE),
@@ -289,6 +290,7 @@ static cfg_opt_t root_opts[] = {S("shell"), S("hostname"), L("agents"),
     CFG_SEC(
         "credential", cred_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
     CFG_SEC("limits", limits_opts, CFGF_NONE),
+    CFG_SEC("terminal", terminal_opts, CFGF_NONE),
     CFG_SEC("pam", pam_opts, CFGF_NONE), CFG_END()};
 
 /* ---- parse ------------------------------------------------------------ */

@@ -536,6 +536,7 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 	T(k_word(&e, p, "limits.enforce",
 	    p->limits.enforce == AISB_ENFORCE_BEST_EFFORT ? "best-effort"
 	                                                  : "strict"));
+	T(k_bool(&e, p, "terminal.filter", p->terminal.filter));
 	T(k_strv(&e, p, "pam.services", &p->pam.services));
 #undef T
 	if (mode == 1)

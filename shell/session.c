@@ -569,7 +569,7 @@ stage_sandbox(struct session *s, struct sesslimits_state *lim, int *timed_out)
 	status = pty_outer_wait(init, master,
 	    &(struct pty_wait){
 	        .timeout_s = s->pol->limits.timeout,
-	        .filter = true,
+	        .filter = s->pol->terminal.filter,
 	        .rec = s->rec,
 	    },
 	    timed_out);

@@ -84,6 +84,7 @@ TEST(defaults)
 	is_int(p->limits.fsize, 20ULL << 30, "fsize 20G");
 	is_int(p->limits.timeout, 0, "timeout");
 	ok(p->limits.enforce == AISB_ENFORCE_STRICT, "enforce strict");
+	ok(p->terminal.filter, "terminal.filter default");
 	ok(p->pam.services.n == 4, "pam.services default");
 	ok(p->agents.n == 1 && strcmp(p->agents.v[0], "@ai-agents") == 0,
 	    "agents default");
