@@ -304,7 +304,7 @@ TEST(malformed)
 	n += 700;
 	in[n++] = '\a';
 	{
-		size_t m;
+		size_t m = 0;
 		const char *got = filt(in, n, true, &m);
 
 		ok(got && m == 7 + 4 + 256 + 1 && got[m - 1] == '\a',
