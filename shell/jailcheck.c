@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -594,6 +595,32 @@ check_status(struct jc *j)
 }
 
 /*
+ * The line discipline of a pty of one's own: TIOCSETD must be refused
+ * (n_gsm, n_hdlc and the others are kernel code the kernel may
+ * autoload).  It asks for N_TTY, which the pty has already: where it is
+ * allowed, nothing changes.
+ */
+static void
+check_tty(struct jc *j)
+{
+	_cleanup_close_ int m = -1, sl = -1;
+	int ld = N_TTY;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || unlockpt(m) < 0 ||
+	    (sl = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		jc_line(j, "note", "tty: no pty to try TIOCSETD on: %m");
+		return;
+	}
+	if (ioctl(sl, TIOCSETD, &ld) == 0)
+		jc_line(j, "FOUND",
+		    "tty: TIOCSETD works (a line discipline can be attached)");
+	else
+		jc_line(j, errno == EPERM ? "ok" : "note",
+		    "tty: TIOCSETD refused (%m)");
+}
+
+/*
  * connect() to ADDR:PORT with a 1 s bound.  Returns 0 when it connected,
  * else the errno (ETIMEDOUT when nothing answered).
  */
@@ -661,6 +688,7 @@ jailcheck_main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	check_status(&j);
+	check_tty(&j);
 	check_files(&j);
 	check_git(&j);
 	check_view(&j);

@@ -33,6 +33,7 @@ unlike "$out" "FOUND" "... no finding"
 like "$out" "ok +caps: CapEff 0+$" "... reports the capabilities"
 like "$out" "ok +no_new_privs: 1" "... reports no_new_privs"
 like "$out" "ok +seccomp: 2" "... reports seccomp"
+like "$out" "ok +tty: TIOCSETD refused" "... a pty's line discipline cannot be changed"
 like "$out" "ok +network: 169.254.169.254:80 unreachable" "... the metadata address is unreachable"
 like "$out" "ok +walk: [0-9]+ entries" "... walked the filesystem"
 like "$out" "ok +git: /project/.git/config cannot be created" "... a project without a repository: .git/config cannot be created"
@@ -58,6 +59,7 @@ unlike "$out" "$top" "default view: neither is there to find"
 # Twin: the same user, no sandbox.
 out=$(as "$u" "$SESS_TOP/$u/project/bin/aisb-shell" --jailcheck 2>&1; echo "rc=$?")
 like "$out" "FOUND no_new_privs: 0" "outside: no_new_privs is reported missing"
+like "$out" "FOUND tty: TIOCSETD works" "outside: a line discipline can be attached, and is reported"
 like "$out" "FOUND seccomp: 0" "outside: no seccomp is reported"
 like "$out" "^rc=1$" "outside: exit 1"
 
