@@ -11,8 +11,8 @@
 # shellcheck disable=SC2016
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-# shellcheck source=tests/escape/lib-sess.sh
-. "$(dirname "$0")/lib-sess.sh" lck
+# shellcheck source=tests/lib/sess.sh
+. "$(dirname "$0")/../lib/sess.sh" lck
 exec </dev/null
 sess_require
 [ -x "$AISB_HELPERS/stall_caller" ] || skip_all "stall_caller not built"
