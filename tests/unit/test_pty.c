@@ -15,6 +15,7 @@
  * without a tty.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -141,16 +143,14 @@ start(struct session *s, const char *script, int tty, uint64_t timeout)
 			in = fork();
 
 			if (in == 0) {
-				/* As lockdown_inner does: a test run in the
-				 * background of a script ignores SIGINT;
-				 * init_prepare blocked the forwarded ones. */
-				sigset_t none;
-
-				sigemptyset(&none);
-				if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-					_exit(99);
-				signal(SIGINT, SIG_DFL);
-				signal(SIGQUIT, SIG_DFL);
+				/* As a session's inner: every signal back to
+				 * its default and unblocked (a test run in
+				 * the background ignores SIGINT, one under
+				 * nohup SIGHUP, which a shell cannot trap
+				 * then; init_prepare blocked the forwarded
+				 * ones). */
+				if (init_signals_reset() < 0)
+					_exit(93);
 				if (master >= 0)
 					close(master);
 				if (slave >= 0 && pty_attach(slave) < 0)
@@ -205,11 +205,86 @@ finish(struct session *s, int *timed_out)
 	return rc;
 }
 
+/*
+ * A file the inner creates once its traps are set: a signal sent before
+ * would find the shell's default action.  The scripts name it %s.
+ */
+static char readyf[64];
+
+static const char *
+script_ready(char *buf, size_t n, const char *fmt)
+{
+	snprintf(
+	    readyf, sizeof(readyf), "/tmp/test_pty.%d.ready", (int)getpid());
+	unlink(readyf);
+	snprintf(buf, n, fmt, readyf);
+	return buf;
+}
+
+static bool
+wait_ready(void)
+{
+	int64_t end = util_now_ms() + 5000;
+
+	while (access(readyf, F_OK) < 0) {
+		if (util_now_ms() > end)
+			return false;
+		usleep(10000);
+	}
+	unlink(readyf);
+	return true;
+}
+
+/*
+ * Whatever of a session is left (a check failed, or the inner outlived
+ * init: these tests have no pid namespace) is killed and reaped: the
+ * test is the subreaper of everything it starts (main), so every
+ * orphan is its child.  A leftover would hold prove's output pipe.
+ */
+static void
+reap_leftovers(void)
+{
+	int round, found;
+
+	for (round = 0; round < 50; round++) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+
+		if (!d)
+			return;
+		found = 0;
+		while ((e = readdir(d)) != NULL) {
+			char path[300], buf[512], *rp;
+			int pid = atoi(e->d_name), ppid = 0;
+			FILE *f;
+
+			if (pid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+			if (!(f = fopen(path, "re")))
+				continue;
+			if (fgets(buf, sizeof(buf), f) &&
+			    (rp = strrchr(buf, ')')) != NULL)
+				sscanf(rp + 1, " %*c %d", &ppid);
+			fclose(f);
+			if (ppid == (int)getpid()) {
+				kill(pid, SIGKILL);
+				waitpid(pid, NULL, 0);
+				found++;
+			}
+		}
+		closedir(d);
+		if (!found)
+			return;
+	}
+}
+
 static void
 stop(struct session *s)
 {
 	close(s->cm);
 	close(s->cs);
+	reap_leftovers();
 }
 
 TEST(relay)
@@ -382,13 +457,15 @@ TEST(timeout)
 TEST(notty_signal)
 {
 	struct session s;
+	char script[256];
 	int64_t t0;
 
 	start(&s,
-	    "trap 'exit 55' TERM; i=0; while [ $i -lt 100 ]; do "
-	    "sleep 0.1; i=$((i+1)); done; exit 1",
+	    script_ready(script, sizeof(script),
+	        "trap 'exit 55' TERM; : > %s; i=0; while [ $i -lt 100 ]; do "
+	        "sleep 0.1; i=$((i+1)); done; exit 1"),
 	    0, 0);
-	usleep(300000);
+	ok(wait_ready(), "the inner set its trap");
 	t0 = util_now_ms();
 	kill(s.outer, SIGTERM);
 	is_int(finish(&s, NULL), 55,
@@ -434,6 +511,7 @@ TEST(piped_stdin)
 TEST(hangup)
 {
 	struct session s;
+	char script[256];
 	int64_t t0;
 
 	/* An inner that ignores SIGHUP still goes: ssh disconnect. */
@@ -450,8 +528,11 @@ TEST(hangup)
 	    (long long)(util_now_ms() - t0));
 	close(s.cs);
 
-	start(&s, "trap '' HUP; sleep 30", 0, 0);
-	usleep(300000);
+	start(&s,
+	    script_ready(
+	        script, sizeof(script), "trap '' HUP; : > %s; sleep 30"),
+	    0, 0);
+	ok(wait_ready(), "the inner set its trap");
 	t0 = util_now_ms();
 	kill(s.outer, SIGHUP);
 	is_int(finish(&s, NULL), 128 + SIGHUP,
@@ -461,8 +542,11 @@ TEST(hangup)
 	    (long long)(util_now_ms() - t0));
 	stop(&s);
 
-	start(&s, "trap 'exit 0' HUP; while :; do sleep 0.1; done", 0, 0);
-	usleep(300000);
+	start(&s,
+	    script_ready(script, sizeof(script),
+	        "trap 'exit 0' HUP; : > %s; while :; do sleep 0.1; done"),
+	    0, 0);
+	ok(wait_ready(), "the inner set its trap");
 	kill(s.outer, SIGHUP);
 	is_int(finish(&s, NULL), 0,
 	    "an inside that handles SIGHUP exits "
@@ -518,9 +602,9 @@ play_terminal(struct session *s, bool dsr, int *ret_asked)
 	while (!gone) {
 		gone = waitpid(s->outer, &st, WNOHANG) != 0;
 		if (!due && (strstr(seen, "\033[c") || strstr(seen, "\033[6n")))
-			due = now_ms() + 150;
-		if (due && !answered && (now_ms() >= due || gone)) {
-			while (now_ms() < due)
+			due = util_now_ms() + 150;
+		if (due && !answered && (util_now_ms() >= due || gone)) {
+			while (util_now_ms() < due)
 				usleep(5000);
 			say(s->cm, "\033[?1;2c"); /* the late answer */
 			answered = 1;
@@ -528,7 +612,7 @@ play_terminal(struct session *s, bool dsr, int *ret_asked)
 		if (!*ret_asked && strstr(seen, "\033[5n")) {
 			*ret_asked = 1;
 			if (dsr && due) {
-				while (now_ms() < due)
+				while (util_now_ms() < due)
 					usleep(5000);
 				if (!answered)
 					say(s->cm, "\033[?1;2c");
@@ -595,12 +679,12 @@ TEST(late_reply)
 
 	/* A terminal that never answers the status report: the outer waits
 	 * half a second, then discards what came. */
-	t0 = now_ms();
+	t0 = util_now_ms();
 	start(&s, "printf 'q\\033[6n'; exit 0", 1, 0);
 	is_int(play_terminal(&s, false, &asked), 0,
 	    "no status report: session ends");
-	ok(now_ms() - t0 < 3000, "in bounded time (%lld ms)",
-	    (long long)(now_ms() - t0));
+	ok(util_now_ms() - t0 < 3000, "in bounded time (%lld ms)",
+	    (long long)(util_now_ms() - t0));
 	is_int(
 	    pending_input(s.cs), 0, "what came in the meantime is discarded");
 	stop(&s);
@@ -634,26 +718,26 @@ TEST(finish_modes)
 TEST(stalled)
 {
 	struct session s;
-	int64_t t0 = now_ms();
+	int64_t t0 = util_now_ms();
 	int rc;
 
 	/* A caller that never reads: the deadline still ends it. */
 	start(&s, "trap '' TERM HUP; yes flooding", 1, 1);
 	rc = finish_quiet(&s);
 	is_int(rc, 128 + SIGKILL, "never read: the timeout kills it");
-	ok(now_ms() - t0 < 2000, "within a second of the deadline (%lld ms)",
-	    (long long)(now_ms() - t0));
+	ok(util_now_ms() - t0 < 2000, "within a second of the deadline (%lld ms)",
+	    (long long)(util_now_ms() - t0));
 	stop(&s);
 
 	start(&s, "trap '' TERM HUP; yes flooding", 1, 0);
 	usleep(300000);
-	t0 = now_ms();
+	t0 = util_now_ms();
 	kill(s.outer, SIGTERM);
 	rc = finish_quiet(&s);
 	is_int(rc, 128 + SIGTERM,
 	    "never read: SIGTERM ends it though the inside ignores it");
-	ok(now_ms() - t0 < 1000, "within a second (%lld ms)",
-	    (long long)(now_ms() - t0));
+	ok(util_now_ms() - t0 < 1000, "within a second (%lld ms)",
+	    (long long)(util_now_ms() - t0));
 	stop(&s);
 }
 
@@ -661,6 +745,9 @@ int
 main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
+	/* Orphans of the sessions become this test's children
+	 * (reap_leftovers). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	RUN(relay);
 	RUN(winch);
 	RUN(tiocsti);
