@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bwrite.h"
+#include "util.h"
 
 /* How long one write may block before it is interrupted. */
 #define SLICE_US 10000
@@ -30,15 +31,6 @@ on_alarm(int sig)
 	(void)sig;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 ssize_t
 bwrite(int fd, const void *buf, size_t n, int ms)
 {
@@ -47,7 +39,7 @@ bwrite(int fd, const void *buf, size_t n, int ms)
 	const struct itimerval off = {{0, 0}, {0, 0}};
 	struct pollfd pf = {.fd = fd, .events = POLLOUT};
 	const char *p = buf;
-	int64_t end = now_ms() + (ms > 0 ? ms : 0), left;
+	int64_t end = util_now_ms() + (ms > 0 ? ms : 0), left;
 	sigset_t alrm, old_mask;
 	size_t done = 0;
 	ssize_t w;
@@ -60,7 +52,7 @@ bwrite(int fd, const void *buf, size_t n, int ms)
 		return -errno;
 	sigprocmask(SIG_UNBLOCK, &alrm, &old_mask);
 	while (done < n) {
-		left = end - now_ms();
+		left = end - util_now_ms();
 		if (poll(&pf, 1, left > 0 ? (int)left : 0) <= 0) {
 			if (errno == EINTR && left > 0)
 				continue;
@@ -78,7 +70,7 @@ bwrite(int fd, const void *buf, size_t n, int ms)
 			break;
 		else
 			err = 0;
-		if (now_ms() >= end)
+		if (util_now_ms() >= end)
 			break;
 	}
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
