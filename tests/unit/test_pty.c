@@ -725,7 +725,8 @@ TEST(stalled)
 	start(&s, "trap '' TERM HUP; yes flooding", 1, 1);
 	rc = finish_quiet(&s);
 	is_int(rc, 128 + SIGKILL, "never read: the timeout kills it");
-	ok(util_now_ms() - t0 < 2000, "within a second of the deadline (%lld ms)",
+	ok(util_now_ms() - t0 < 2000,
+	    "within a second of the deadline (%lld ms)",
 	    (long long)(util_now_ms() - t0));
 	stop(&s);
 
