@@ -323,7 +323,9 @@ allow_line(struct suggs *s, char *buf, size_t len)
 		if (w < 0 || (size_t)w >= len - at)
 			goto full;
 		at += (size_t)w;
-		qsort(g->ports, g->nports, sizeof(g->ports[0]), by_port);
+		if (g->nports > 1)
+			qsort(g->ports, g->nports, sizeof(g->ports[0]),
+			    by_port);
 		for (size_t j = 0; j < g->nports; j++) {
 			w = snprintf(buf + at, len - at, "%c%u", j ? ',' : ':',
 			    (unsigned)g->ports[j]);
@@ -483,7 +485,8 @@ egress_main(const struct aisb_args *a)
 		r = 2;
 		goto out;
 	}
-	qsort(f.v, f.n, sizeof(*f.v), by_start);
+	if (f.n > 1)
+		qsort(f.v, f.n, sizeof(*f.v), by_start);
 	for (size_t i = 0; i < f.n; i++)
 		for (size_t j = 0; j < f.v[i].neg; j++)
 			suggest(&s, &f.v[i].eg[j]);

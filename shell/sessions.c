@@ -317,7 +317,8 @@ live_sessions(struct list *l)
 		return -ENOMEM;
 	for (size_t i = 0; i < l->n; i++)
 		cg_usage(&l->v[i]);
-	qsort(l->v, l->n, sizeof(*l->v), by_start);
+	if (l->n > 1) /* with none, l->v may be NULL: not for qsort */
+		qsort(l->v, l->n, sizeof(*l->v), by_start);
 	return 0;
 }
 

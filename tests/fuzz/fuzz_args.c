@@ -54,7 +54,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (a.action != ACT_SESSION && a.argc != 0)
 			abort();
-		if (a.json && a.action != ACT_PRINT_POLICY)
+		if (a.json && a.action != ACT_PRINT_POLICY &&
+		    a.action != ACT_SESSIONS && a.action != ACT_EGRESS)
+			abort();
+		if (a.since && a.action != ACT_EGRESS)
 			abort();
 		if (a.config && !in_argv(a.config, argv, argc))
 			abort();

@@ -9,6 +9,7 @@
  * every name of [a-z0-9._:?-] and every shown text printable ASCII; and
  * formatting it again must give a file that parses to the same entries.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

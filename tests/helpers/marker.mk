@@ -8,6 +8,13 @@
 #       first, and its DT_NEEDED names the real libconfuse by absolute
 #       path (a stand-in whose soname is that path), so the program still
 #       runs.  Not built when libconfuse's file cannot be found.
+#   $(BUILD)/tests/helpers/envprobe               the plain dynamic program
+#       those act on (tests/helpers/envprobe.c)
+#
+# All three are built without sanitizers, in an ASan build too: they
+# stand in for an ordinary program on the host, and an ASan program
+# refuses an LD_PRELOAD that comes before its runtime, so the tests'
+# controls would show the sanitizer and not the C library.
 
 MARKER_SRC := tests/helpers/lib/marker.c
 MARKER_SO  := $(BUILD)/tests/helpers/libaisbt-marker.so
@@ -31,3 +38,8 @@ $(MARKER_LDPATH): $(MARKER_SRC) $(BUILD)/tests/helpers/ldpath/needed.so
 	$(CC) $(MARKER_CFLAGS) -DMARKER_LDPATH -shared $(LDHARD) \
 	    -Wl,-soname,libconfuse.so.2 -o $@ $< \
 	    -Wl,--no-as-needed $(BUILD)/tests/helpers/ldpath/needed.so
+
+# A rule of its own: it overrides the pattern rule of tests/helpers/%.
+$(BUILD)/tests/helpers/envprobe: tests/helpers/envprobe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(MARKER_CFLAGS) -pie $(LDHARD) -o $@ $< $(PKG_LIBS)

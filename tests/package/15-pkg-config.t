@@ -21,11 +21,14 @@ exec pkg-config "\$@"
 EOS
 chmod +x "$wrap"
 
-# mk LOG ARGS...: make -n in the source tree, output in LOG.
+# mk LOG ARGS...: make -n in the source tree, output in LOG.  Not the
+# flags of a make this test runs under (`make -j2 asan`): its jobserver
+# and its variables would add lines and change the build.
 mk() {
 	local log=$1
 	shift
-	(cd "$src" && make --no-print-directory -n BUILD="$tmp/b" "$@") >"$log" 2>&1
+	(cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+		make --no-print-directory -n BUILD="$tmp/b" "$@") >"$log" 2>&1
 }
 
 mk "$tmp/miss" PKG_CONFIG="$wrap" all
@@ -62,7 +65,7 @@ mk "$tmp/real" demo
 ok "make -n demo with the real pkg-config" test $? -eq 0
 like "$(grep 'seccomp_deny_gen ' "$tmp/real" | head -n1)" '-lseccomp' \
 	"the seccomp generator links with -lseccomp"
-(cd "$src" && make --no-print-directory BUILD="$tmp/b" "$tmp/b/gen/seccomp_deny_gen") \
+(cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make --no-print-directory BUILD="$tmp/b" "$tmp/b/gen/seccomp_deny_gen") \
 	>"$tmp/build" 2>&1
 ok "the real one builds the seccomp generator" test -x "$tmp/b/gen/seccomp_deny_gen"
 done_testing
