@@ -324,8 +324,8 @@ allow_line(struct suggs *s, char *buf, size_t len)
 			goto full;
 		at += (size_t)w;
 		if (g->nports > 1)
-			qsort(g->ports, g->nports, sizeof(g->ports[0]),
-			    by_port);
+			qsort(
+			    g->ports, g->nports, sizeof(g->ports[0]), by_port);
 		for (size_t j = 0; j < g->nports; j++) {
 			w = snprintf(buf + at, len - at, "%c%u", j ? ',' : ':',
 			    (unsigned)g->ports[j]);

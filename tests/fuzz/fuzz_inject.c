@@ -87,7 +87,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * knew it and the position says nothing).
 	 */
 	{
-		size_t in = count(p, size, VAL), o = count(out, res.out_len, VAL);
+		size_t in = count(p, size, VAL),
+		       o = count(out, res.out_len, VAL);
 		const char *v = memmem(out, res.out_len, VAL, sizeof(VAL) - 1);
 
 		if (!(res.injected & 1) && o > in)
