@@ -48,8 +48,6 @@ static const char *const def_hide[] = {
 };
 static const char *const def_none[] = {NULL};
 static const char *const def_pass[] = {"TERM", "LANG", "LC_*", NULL};
-static const char *const def_set[] = {
-    "PATH=/usr/local/bin:/usr/bin:/bin", NULL};
 static const char *const def_ports[] = {"80", "443", NULL};
 static const char *const def_services[] = {"sshd", "su", "su-l", "login", NULL};
 
@@ -74,7 +72,7 @@ const struct policy_keydef policy_key_table[] = {
     {"filesystem.tmp_size", PK_SCALAR, PV_TMPSIZE, "1G", NULL},
     {"env", PK_SECTION, PV_NONE, NULL, NULL},
     {"env.pass", PK_LIST, PV_ENVGLOB, NULL, def_pass},
-    {"env.set", PK_LIST, PV_ENVSET, NULL, def_set},
+    {"env.set", PK_LIST, PV_ENVSET, NULL, def_none},
     {"env.secret", PK_TSECTION, PV_NONE, NULL, NULL},
     {"env.secret.file", PK_SCALAR, PV_PATHX, NULL, NULL},
     {"credential", PK_TSECTION, PV_NONE, NULL, NULL},

@@ -273,14 +273,32 @@ env_build(const struct env_opts *o, char ***ret)
 		r = put2(&e, "PWD", o->pwd);
 	if (r >= 0)
 		r = put2(&e, "AISB_SESSION", o->session_id);
-	if (r >= 0 && !has(&e, "PATH"))
-		r = put2(&e, "PATH", ENV_DEFAULT_PATH);
+	if (r >= 0 && !has(&e, "PATH")) {
+		_cleanup_free_ char *path = NULL;
+
+		if (asprintf(&path, "%s%s:%s", o->home, ENV_HOME_BIN,
+		        ENV_DEFAULT_PATH) < 0)
+			r = -ENOMEM;
+		else
+			r = put2(&e, "PATH", path);
+	}
 	if (r < 0) {
 		env_free(e.v);
 		return r;
 	}
 	*ret = e.v;
 	return 0;
+}
+
+const char *
+env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
 }
 
 void

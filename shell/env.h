@@ -7,7 +7,8 @@
  * placeholders; in gated mode the proxy variables (env_gate_vars);
  * with credentials, the trust bundle variables (SSL_CERT_FILE, ...,
  * unless env.set names them); then HOME, USER, LOGNAME, SHELL, PWD and
- * AISB_SESSION, and PATH when nothing set it.
+ * AISB_SESSION, and PATH when nothing set it: the home's .local/bin
+ * (where per-user installers put programs) before ENV_DEFAULT_PATH.
  *
  * A glob never passes a name from the unsafe list (LD_*, GCONV_PATH,
  * BASH_ENV, SSH_AUTH_SOCK, AISB_*, ... see env.c): such a variable
@@ -21,6 +22,7 @@
 #include "policy.h"
 
 #define ENV_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define ENV_HOME_BIN "/.local/bin" /* below HOME, first in the default */
 
 struct env_opts {
 	const struct aisb_policy *pol;
@@ -37,6 +39,8 @@ struct env_opts {
 
 /* Build it.  *ret is NULL-terminated; free with env_free.  0 or -errno. */
 int env_build(const struct env_opts *o, char ***ret);
+/* The value of NAME in a vector env_build made, or NULL. */
+const char *env_get(char *const *env, const char *name);
 /* Wipe (it may hold secrets) and free a NULL-terminated vector of
  * entries: env_build's, or secret_read's. */
 void env_free(char **v);

@@ -292,6 +292,53 @@ etcview_ca(const struct mount_opts *o, int low, int top)
 	return 0;
 }
 
+/*
+ * The root's /etc/profile with the session's PATH set again at its end.
+ * A login shell of the sh family (su -, an interactive ssh login) reads
+ * /etc/profile, and Debian's sets PATH for every user, then its
+ * profile.d scripts may add to it: without this the PATH of env.set (or
+ * aisb's default) would hold only for the non-login forms.  The agent's
+ * own ~/.profile runs after this and may still change it: that is the
+ * agent's word inside its sandbox.  No profile in the root: nothing to
+ * override.
+ */
+static int
+etcview_profile(const struct mount_opts *o, int low, int top)
+{
+	static const char head[] =
+	    "\n# aisb: the session's PATH (env.set, or aisb's default) wins "
+	    "over the lines above\nPATH='";
+	static const char tail[] = "'\nexport PATH\n";
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *b = NULL;
+	size_t n = 0;
+	bool ok;
+	int r;
+
+	r = etcview_lowfile(low, "profile", &b, &n);
+	if (r <= 0)
+		return r;
+	fd = openat(
+	    top, "profile", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ok = (n == 0 || write(fd, b, n) == (ssize_t)n) &&
+	    write(fd, head, sizeof(head) - 1) == (ssize_t)(sizeof(head) - 1);
+	/* Single quotes: each ' of the value becomes '\''. */
+	for (const char *s = o->path; ok && *s; s++) {
+		size_t k = strcspn(s, "'");
+
+		ok = k == 0 || write(fd, s, k) == (ssize_t)k;
+		s += k;
+		if (!*s)
+			break;
+		ok = ok && write(fd, "'\\''", 4) == 4;
+	}
+	ok = ok &&
+	    write(fd, tail, sizeof(tail) - 1) == (ssize_t)(sizeof(tail) - 1);
+	return ok ? 0 : errno ? -errno : -EIO;
+}
+
 /* "lowerdir" wants ':' and '\\' escaped. */
 static void
 etcview_escape(char *dst, size_t n, const char *src)
@@ -343,6 +390,7 @@ etcview_mount(struct viewfs *c)
 	    (r = etcview_topfile(topfd, "hosts", o->hosts)) < 0 ||
 	    (r = etcview_topfile(topfd, "resolv.conf", o->resolv)) < 0 ||
 	    (o->ca_pem && (r = etcview_ca(o, lowfd, topfd)) < 0) ||
+	    (o->path && (r = etcview_profile(o, lowfd, topfd)) < 0) ||
 	    (r = hide_walk(c, etcview_whiteout, &l)) < 0)
 		return log_errno(r, "/etc layers: %m");
 	etcview_escape(lowesc, sizeof(lowesc), low);

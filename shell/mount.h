@@ -57,6 +57,11 @@ struct mount_opts {
 	 * added to the trust bundles in /etc (etcview.c); else NULL.
 	 */
 	const char *ca_pem, *ca_hash;
+	/*
+	 * The session's PATH: set again at the end of the /etc/profile the
+	 * view shows (etcview.c), so that a login shell keeps it; or NULL.
+	 */
+	const char *path;
 };
 
 /* Is the top-level NAME of filesystem.root in the system set (shown

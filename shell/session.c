@@ -232,6 +232,7 @@ stage_view(struct session *s)
 	    .resolv = resolv,
 	    .ca_pem = ca,
 	    .ca_hash = ca ? ca_hash : NULL,
+	    .path = env_get(s->envp, "PATH"),
 	};
 	if ((r = mount_setup(&mo)) < 0)
 		return r;

@@ -119,7 +119,10 @@ TEST(env)
 	p.net.mode = AISB_NET_GATED;
 	p.net.proxy_port = 3128;
 	is_int(env_build(&o, &e), 0, "env builds (gated)");
-	is_str(get(e, "PATH"), ENV_DEFAULT_PATH, "the default PATH");
+	is_str(get(e, "PATH"), "/home/agent" ENV_HOME_BIN ":" ENV_DEFAULT_PATH,
+	    "the default PATH: the home's .local/bin, then the system's");
+	is_str(env_get(e, "PATH"), get(e, "PATH"), "env_get finds PATH");
+	ok(env_get(e, "PAT") == NULL, "env_get: a prefix is not a name");
 	is_str(get(e, "HTTPS_PROXY"), "http://127.0.0.1:3128",
 	    "gated: the proxy is announced");
 	is_str(get(e, "NODE_USE_ENV_PROXY"), "1", "gated: node uses it");
@@ -185,6 +188,21 @@ TEST(secret)
 	put_file("tok", "abc\n", 0600);
 	is_int(secret_read(&p, getuid(), &v), 0, "a 0600 secret reads");
 	is_str(v ? v[0] : NULL, "TOK=abc", "one trailing newline dropped");
+	env_free(v);
+	/* The whole file is the value (aisb.conf(5)), not its first line:
+	 * a PEM key or a JSON credential keeps its lines. */
+	put_file("tok", "line1\nline2\n", 0600);
+	is_int(secret_read(&p, getuid(), &v), 0, "a two-line secret reads");
+	is_str(v ? v[0] : NULL, "TOK=line1\nline2",
+	    "the whole file, less one trailing newline");
+	env_free(v);
+	put_file("tok", "abc\r\n", 0600);
+	is_int(secret_read(&p, getuid(), &v), 0, "a CR LF secret reads");
+	is_str(v ? v[0] : NULL, "TOK=abc", "a trailing CR LF is dropped");
+	env_free(v);
+	put_file("tok", "abc\n\n", 0600);
+	is_int(secret_read(&p, getuid(), &v), 0, "two trailing newlines read");
+	is_str(v ? v[0] : NULL, "TOK=abc\n", "only one trailing newline goes");
 	env_free(v);
 	put_file("tok", "abc", 0604);
 	is_int(secret_read(&p, getuid(), &v), -SESSION_EPOLICY,
