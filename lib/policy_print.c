@@ -50,10 +50,10 @@ policy_fmt_size(uint64_t v, char *buf, size_t len)
 	snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
+/* The inside of a "..." string; pct: write '%' as %% (below). */
 static void
-qstr(FILE *f, const char *s, bool json)
+qstr_body(FILE *f, const char *s, bool json, bool pct)
 {
-	fputc('"', f);
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
@@ -65,10 +65,48 @@ qstr(FILE *f, const char *s, bool json)
 			fputs("\\t", f);
 		else if (c < 0x20 || c == 0x7f || (json && c >= 0x80))
 			fprintf(f, json ? "\\u%04x" : "\\x%02x", c);
+		else if (pct && c == '%')
+			fputs("%%", f);
 		else
 			fputc(c, f);
 	}
+}
+
+static void
+qstr(FILE *f, const char *s, bool json)
+{
 	fputc('"', f);
+	qstr_body(f, s, json, false);
+	fputc('"', f);
+}
+
+/*
+ * A string as aisb.conf reads it back (the human form): "..." with
+ * backslash escapes, or '...' when it holds a '$', which aisb.conf
+ * refuses outside single quotes (there only \\ and \' are escapes; the
+ * values that may hold a '$' hold no control character, env.set's no
+ * newline).  pct: the key expands %u and %h, so a '%' is written %%.
+ */
+static void
+qconf(FILE *f, const char *s, bool pct)
+{
+	if (s == NULL)
+		s = "";
+	if (strchr(s, '$') == NULL) {
+		fputc('"', f);
+		qstr_body(f, s, false, pct);
+		fputc('"', f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'' || *s == '\\')
+			fputc('\\', f);
+		if (pct && *s == '%')
+			fputc('%', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
 }
 
 static int
@@ -78,6 +116,16 @@ begin(struct em *e)
 	e->vlen = 0;
 	e->vf = open_memstream(&e->vbuf, &e->vlen);
 	return e->vf ? 0 : -errno;
+}
+
+/* A string value in the current form (pct: see qconf). */
+static void
+qval(struct em *e, const char *s, bool pct)
+{
+	if (e->mode != 0)
+		qstr(e->vf, s ? s : "", true);
+	else
+		qconf(e->vf, s, pct);
 }
 
 static void
@@ -126,13 +174,14 @@ end(struct em *e, const char *key, const struct aisb_policy *p,
 }
 
 static int
-k_str(struct em *e, const struct aisb_policy *p, const char *key, const char *v)
+k_str(struct em *e, const struct aisb_policy *p, const char *key, const char *v,
+    bool pct)
 {
 	int r = begin(e);
 
 	if (r < 0)
 		return r;
-	qstr(e->vf, v ? v : "", e->mode != 0);
+	qval(e, v, pct);
 	end(e, key, p, NULL);
 	return 0;
 }
@@ -213,7 +262,7 @@ l_end(struct em *e)
 
 static int
 k_strv(struct em *e, const struct aisb_policy *p, const char *key,
-    const struct aisb_strv *sv)
+    const struct aisb_strv *sv, bool pct)
 {
 	size_t i;
 	int r = begin(e);
@@ -223,7 +272,7 @@ k_strv(struct em *e, const struct aisb_policy *p, const char *key,
 	l_begin(e);
 	for (i = 0; i < sv->n; i++) {
 		l_sep(e);
-		qstr(e->vf, sv->v[i], e->mode != 0);
+		qval(e, sv->v[i], pct);
 	}
 	l_end(e);
 	end(e, key, p, NULL);
@@ -249,7 +298,7 @@ k_rules(struct em *e, const struct aisb_policy *p, const char *key,
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%c%u",
 			    j ? ',' : ':', (unsigned)h[i].ports[j]);
 		l_sep(e);
-		qstr(e->vf, buf, e->mode != 0);
+		qval(e, buf, false);
 	}
 	l_end(e);
 	end(e, key, p, NULL);
@@ -271,7 +320,7 @@ k_cidrs(struct em *e, const struct aisb_policy *p, const char *key,
 
 		cidr_format(&c[i], buf, sizeof(buf));
 		l_sep(e);
-		qstr(e->vf, buf, e->mode != 0);
+		qval(e, buf, false);
 	}
 	l_end(e);
 	end(e, key, p, NULL);
@@ -297,6 +346,16 @@ k_ports(struct em *e, const struct aisb_policy *p, const char *key,
 	return 0;
 }
 
+/* Human form, a titled section with no entry: a comment, since aisb.conf
+ * has no value for "none" (it is the default). */
+static int
+none(struct em *e, const char *key)
+{
+	fprintf(e->out, "# %s: none\n", key);
+	e->first = false;
+	return 0;
+}
+
 /*
  * Secrets: human form one line per secret ("env.secret.NAME.file =
  * ..."), JSON one key "env.secret" whose value maps NAME to its file
@@ -311,11 +370,12 @@ k_secrets(struct em *e, const struct aisb_policy *p)
 
 	if (e->mode == 0) {
 		if (p->env.nsecrets == 0)
-			return k_word(e, p, "env.secret", "(none)");
+			return none(e, "env.secret");
 		for (i = 0; i < p->env.nsecrets; i++) {
 			snprintf(key, sizeof(key), "env.secret.%s.file",
 			    p->env.secrets[i].name);
-			if ((r = k_str(e, p, key, p->env.secrets[i].file)) < 0)
+			if ((r = k_str(
+			         e, p, key, p->env.secrets[i].file, true)) < 0)
 				return r;
 		}
 		return 0;
@@ -373,7 +433,7 @@ v_rules(struct em *e, const struct aisb_hostrule *h, size_t n)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%c%u",
 			    j ? ',' : ':', (unsigned)h[i].ports[j]);
 		l_sep(e);
-		qstr(e->vf, buf, e->mode != 0);
+		qval(e, buf, false);
 	}
 	l_end(e);
 }
@@ -393,13 +453,13 @@ k_creds(struct em *e, const struct aisb_policy *p)
 
 	if (e->mode == 0) {
 		if (p->ncreds == 0)
-			return k_word(e, p, "credential", "(none)");
+			return none(e, "credential");
 		for (i = 0; i < p->ncreds; i++) {
 			const struct aisb_credential *c = &p->creds[i];
 
 			snprintf(
 			    key, sizeof(key), "credential.%s.file", c->name);
-			if ((r = k_str(e, p, key, c->file)) < 0)
+			if ((r = k_str(e, p, key, c->file, true)) < 0)
 				return r;
 			snprintf(
 			    key, sizeof(key), "credential.%s.hosts", c->name);
@@ -407,11 +467,11 @@ k_creds(struct em *e, const struct aisb_policy *p)
 				return r;
 			snprintf(
 			    key, sizeof(key), "credential.%s.header", c->name);
-			if ((r = k_str(e, p, key, c->header)) < 0)
+			if ((r = k_str(e, p, key, c->header, false)) < 0)
 				return r;
 			snprintf(
 			    key, sizeof(key), "credential.%s.env", c->name);
-			if ((r = k_str(e, p, key, c->env)) < 0)
+			if ((r = k_str(e, p, key, c->env, false)) < 0)
 				return r;
 		}
 		return 0;
@@ -492,25 +552,26 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 		if ((r = (x)) < 0)                                             \
 			return r;                                              \
 	} while (0)
-	T(k_str(&e, p, "shell", p->shell));
-	T(k_str(&e, p, "hostname", p->hostname));
-	T(k_strv(&e, p, "agents", &p->agents));
-	T(k_str(&e, p, "project.path", p->project.path));
-	T(k_strv(&e, p, "project.roots", &p->project.roots));
-	T(k_str(&e, p, "project.target", p->project.target));
+	T(k_str(&e, p, "shell", p->shell, false));
+	T(k_str(&e, p, "hostname", p->hostname, false));
+	T(k_strv(&e, p, "agents", &p->agents, false));
+	T(k_str(&e, p, "project.path", p->project.path, true));
+	T(k_strv(&e, p, "project.roots", &p->project.roots, true));
+	T(k_str(&e, p, "project.target", p->project.target, false));
 	T(k_bool(&e, p, "project.readonly", p->project.readonly));
-	T(k_strv(&e, p, "project.protect", &p->project.protect));
-	T(k_str(&e, p, "home.path", p->home.tmpfs ? "tmpfs" : p->home.path));
-	T(k_str(&e, p, "filesystem.root", p->fs.root));
+	T(k_strv(&e, p, "project.protect", &p->project.protect, false));
+	T(k_str(
+	    &e, p, "home.path", p->home.tmpfs ? "tmpfs" : p->home.path, true));
+	T(k_str(&e, p, "filesystem.root", p->fs.root, false));
 	T(k_word(&e, p, "filesystem.view",
 	    p->fs.view == AISB_VIEW_WHOLE_ROOT ? "whole-root-unsafe"
 	                                       : "system"));
-	T(k_strv(&e, p, "filesystem.hide", &p->fs.hide));
-	T(k_strv(&e, p, "filesystem.readonly", &p->fs.readonly));
-	T(k_strv(&e, p, "filesystem.readwrite", &p->fs.readwrite));
+	T(k_strv(&e, p, "filesystem.hide", &p->fs.hide, true));
+	T(k_strv(&e, p, "filesystem.readonly", &p->fs.readonly, true));
+	T(k_strv(&e, p, "filesystem.readwrite", &p->fs.readwrite, true));
 	T(k_size(&e, p, "filesystem.tmp_size", p->fs.tmp_size));
-	T(k_strv(&e, p, "env.pass", &p->env.pass));
-	T(k_strv(&e, p, "env.set", &p->env.set));
+	T(k_strv(&e, p, "env.pass", &p->env.pass, false));
+	T(k_strv(&e, p, "env.set", &p->env.set, false));
 	T(k_secrets(&e, p));
 	T(k_word(&e, p, "network.mode",
 	    p->net.mode == AISB_NET_NONE ? "none" : "gated"));
@@ -520,11 +581,11 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 	    p->net.nallow_cidr));
 	T(k_ports(&e, p, "network.ports", p->net.ports, p->net.nports));
 	T(k_bool(&e, p, "network.transparent", p->net.transparent));
-	T(k_str(&e, p, "network.resolver", p->net.resolver));
+	T(k_str(&e, p, "network.resolver", p->net.resolver, false));
 	T(k_num(&e, p, "network.proxy_port", p->net.proxy_port, NULL));
 	T(k_num(&e, p, "network.suffix_names", p->net.suffix_names, NULL));
 	T(k_bool(&e, p, "network.notices", p->net.notices));
-	T(k_str(&e, p, "network.ca_file", p->net.ca_file));
+	T(k_str(&e, p, "network.ca_file", p->net.ca_file, false));
 	T(k_creds(&e, p));
 	T(k_size(&e, p, "limits.memory", p->limits.memory));
 	T(k_num(&e, p, "limits.pids", p->limits.pids, NULL));
@@ -537,7 +598,7 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 	    p->limits.enforce == AISB_ENFORCE_BEST_EFFORT ? "best-effort"
 	                                                  : "strict"));
 	T(k_bool(&e, p, "terminal.filter", p->terminal.filter));
-	T(k_strv(&e, p, "pam.services", &p->pam.services));
+	T(k_strv(&e, p, "pam.services", &p->pam.services, false));
 #undef T
 	if (mode == 1)
 		fputs("\n  }\n}\n", f);

@@ -94,8 +94,9 @@ like "$human" "network.allow = \{\"a.example.org\", \"b.example.org\", \"c.examp
 like "$human" "limits.memory = 2G +# $sys:10" "human: size in K/M/G form with origin"
 n=$(printf '%s\n' "$human" | grep -vc '^#')
 # Every key of the parser's list, env.secret.file folded into the one
-# secret's line, the four credential.* keys into "credential = (none)".
-want=$(( $("$AISB_HELPERS/print_policy_keys" | grep -c .) - 1 - 4 ))
+# secret's line; no credential here, so the five credential keys are one
+# comment line ("# credential: none").
+want=$(( $("$AISB_HELPERS/print_policy_keys" | grep -c .) - 1 - 5 ))
 is "$n" "$want" "human: one line per key ($want; one secret, no credential here)"
 
 # The hash is over values: same policy from differently written files.
