@@ -88,8 +88,8 @@ TEST(defaults)
 	ok(p->pam.services.n == 4, "pam.services default");
 	ok(p->agents.n == 1 && strcmp(p->agents.v[0], "@ai-agents") == 0,
 	    "agents default");
-	ok(p->env.pass.n == 3 && p->env.set.n == 1 && p->env.nsecrets == 0,
-	    "env defaults");
+	ok(p->env.pass.n == 3 && p->env.set.n == 0 && p->env.nsecrets == 0,
+	    "env defaults (no env.set: PATH is env.c's default)");
 	is_str(policy_origin(p, "network.allow"), "default", "origin default");
 	is_int(strlen(p->hash), 64, "hash is sha256 hex");
 	for (size_t i = 0; policy_keys[i]; i++)
