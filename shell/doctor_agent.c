@@ -105,8 +105,13 @@ check_dir(struct doctor *d, const struct passwd *pw, const char *what,
 		return;
 	}
 	if (lstat(path, &st) < 0) {
-		snprintf(fix, sizeof(fix), "install -d -o %s -g %u -m 0700 %s",
-		    pw->pw_name, (unsigned)pw->pw_gid, path);
+		/* The group by name, as an admin would type it. */
+		const struct group *g = getgrgid(pw->pw_gid);
+		char gnum[16];
+
+		snprintf(gnum, sizeof(gnum), "%u", (unsigned)pw->pw_gid);
+		snprintf(fix, sizeof(fix), "install -d -o %s -g %s -m 0700 %s",
+		    pw->pw_name, g ? g->gr_name : gnum, path);
 		if (made_at_login)
 			doctor_report(d, WARN, check, fix,
 			    "%s does not exist yet (pam_aisb makes it at the "

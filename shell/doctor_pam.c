@@ -150,6 +150,23 @@ pam_has(const char *service, const char *type, bool *strong, int depth)
 	return pam_walk(service, type, visit_aisb, strong, depth);
 }
 
+static bool
+visit_common_account(const struct pam_line *l, void *arg)
+{
+	const char *base = strrchr(l->file, '/');
+
+	(void)arg;
+	return base && strcmp(base + 1, "common-account") == 0;
+}
+
+/* Does service's account stack take lines from common-account (what
+ * pam-auth-update edits)? */
+static bool
+includes_common_account(const char *service)
+{
+	return pam_walk(service, "account", visit_common_account, NULL, 0);
+}
+
 void
 doctor_pam(struct doctor *d)
 {
@@ -171,11 +188,34 @@ doctor_pam(struct doctor *d)
 		if (access(path, F_OK) < 0)
 			continue;
 		snprintf(check, sizeof(check), "pam %s account", svc[i]);
-		snprintf(fix, sizeof(fix),
-		    "pam-auth-update --enable aisb, or add \"account required "
-		    "pam_aisb.so\" to /etc/pam.d/common-account, or to %s if "
-		    "it does not include that (see pam_aisb(8))",
-		    path);
+		if (strncmp(svc[i], "runuser", 7) == 0) {
+			/*
+			 * util-linux's runuser refuses every caller but root
+			 * and runs no PAM auth or account phase for anyone,
+			 * so no account line (common-account or its own)
+			 * could refuse it: root alone can use it, and root can
+			 * act as the agent without it anyway.  Nothing to fix.
+			 */
+			doctor_report(d, OK, check, NULL,
+			    "runuser is root-only: util-linux refuses every "
+			    "other caller and runs no PAM account phase for "
+			    "it (service %s), so no pam_aisb line applies; "
+			    "root can act as the agent without it anyway",
+			    svc[i]);
+			continue;
+		}
+		if (includes_common_account(svc[i]))
+			snprintf(fix, sizeof(fix),
+			    "pam-auth-update --enable aisb, or add \"account "
+			    "required pam_aisb.so\" to "
+			    "/etc/pam.d/common-account (see pam_aisb(8))");
+		else
+			snprintf(fix, sizeof(fix),
+			    "add \"account required pam_aisb.so\" to %s: it "
+			    "does not include common-account, so "
+			    "pam-auth-update does not reach it (see "
+			    "pam_aisb(8))",
+			    path);
 		if (!pam_has(svc[i], "account", &strong, 0))
 			doctor_report(d, i < 3 ? FAIL : WARN, check, fix,
 			    "%s has no pam_aisb account line", path);
