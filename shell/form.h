@@ -28,4 +28,16 @@ int form_build(
     bool login, int argc, char **argv, const char *shell, struct form *ret);
 void form_free(struct form *f);
 
+/*
+ * Is this the server side of a file transfer that an ssh client starts
+ * with a command line of its own: sftp-server (sshd's sftp subsystem
+ * through the login shell), scp -t / -f (scp's original protocol),
+ * rsync --server, git-upload-pack, git-receive-pack,
+ * git-upload-archive (git over ssh, also as "git upload-pack")?  Their
+ * output is a protocol stream carrying files byte for byte, which
+ * redaction must not touch (docs/threat-model.md, "Redaction").  Only
+ * -c forms whose first word names one of these count.
+ */
+bool form_is_transfer(const struct form *f);
+
 #endif

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
@@ -32,6 +33,7 @@
 #include "log.h"
 #include "notice.h"
 #include "pty.h"
+#include "redact.h"
 #include "session.h"
 #include "sessrec.h"
 #include "ttyfilter.h"
@@ -118,6 +120,26 @@ struct obuf {
  */
 #define NOTICE_ROOM 1024
 
+/*
+ * Redaction (redact.h): bytes held back because they may begin a value
+ * go out, as they are, once the stream has been quiet this long.
+ */
+#define REDACT_QUIET_MS 50
+
+/* A read of an output pipe, at most. */
+#define PIPE_READ 65536
+
+/* Without a tty, with secrets: one of the inner's output pipes. */
+struct opipe {
+	int fd; /* its read end; -1: none, or read to its end */
+	int to; /* the caller's fd: 1 or 2 */
+	struct redact *rd;
+	bool broken; /* the caller's fd is gone: discard */
+	int64_t last_in; /* when bytes last came */
+	uint8_t *d; /* redacted, for the caller: cap bytes */
+	size_t cap, off, len;
+};
+
 static void
 sync_winsize(int master)
 {
@@ -146,6 +168,14 @@ struct relay {
 	struct obuf out; /* master -> stdout, filtered */
 	uint8_t raw[16384]; /* one read of the master, before the filter */
 	struct ttyfilter tf;
+	/* With secrets: the master's output is redacted before the filter
+	 * (red: redacted, not yet through it); without a tty, pipe[]. */
+	struct redact *rd;
+	int64_t rd_last; /* when the master's output last came */
+	uint8_t *red;
+	size_t red_cap, red_off, red_len;
+	struct opipe pipe[2];
+	uint8_t *praw; /* one read of a pipe */
 };
 
 /*
@@ -240,6 +270,10 @@ master_want(struct relay *r)
 	room = sizeof(r->out.d) - r->out.len;
 	if (r->notice_relayed)
 		room = room > NOTICE_ROOM ? room - NOTICE_ROOM : 0;
+	if (r->rd)
+		/* Redacted bytes go through the filter as room allows
+		 * (pump_red): the master waits until they are all in. */
+		return r->red_len == 0 && room > 0 ? sizeof(r->raw) : 0;
 	if (!r->filter)
 		return room;
 	if (room <= TTYFILTER_OUT_MAX(0))
@@ -255,6 +289,8 @@ out_room(const struct relay *r)
 
 	if (r->notice_relayed)
 		room = room > NOTICE_ROOM ? room - NOTICE_ROOM : 0;
+	if (r->rd && r->red_len > 0)
+		return false;
 	return r->filter ? room > TTYFILTER_OUT_MAX(0) + 3 : room > 0;
 }
 
@@ -369,12 +405,69 @@ notices(struct relay *r)
 		(void)put_notices(r, r->out.off + r->out.len);
 }
 
+/*
+ * The redacted bytes waiting into the output, through the filter, as
+ * much as its room takes now.
+ */
+static void
+pump_red(struct relay *r)
+{
+	size_t room, k, from;
+
+	while (r->red_len > 0) {
+		if (r->out.off > 0) {
+			memmove(r->out.d, r->out.d + r->out.off, r->out.len);
+			r->out.off = 0;
+		}
+		room = sizeof(r->out.d) - r->out.len;
+		if (r->notice_relayed)
+			room = room > NOTICE_ROOM ? room - NOTICE_ROOM : 0;
+		if (r->filter)
+			k = room > TTYFILTER_OUT_MAX(0)
+			    ? (room - TTYFILTER_OUT_MAX(0)) / 3
+			    : 0;
+		else
+			k = room;
+		if (k > r->red_len)
+			k = r->red_len;
+		if (k == 0)
+			return;
+		from = r->out.len;
+		if (r->filter)
+			r->out.len += ttyfilter_run(&r->tf, r->red + r->red_off,
+			    k, r->out.d + r->out.len);
+		else {
+			memcpy(r->out.d + r->out.len, r->red + r->red_off, k);
+			r->out.len += k;
+		}
+		r->red_off += k;
+		r->red_len -= k;
+		track_out(r, from);
+	}
+}
+
+/*
+ * The bytes the master's redactor holds, when the stream has been quiet
+ * for REDACT_QUIET_MS or is at its end: out as they are (a value among
+ * them still redacted).
+ */
+static void
+release_master(struct relay *r)
+{
+	if (r->rd == NULL || redact_held(r->rd) == 0 || r->red_len > 0 ||
+	    (!r->master_eof && util_now_ms() - r->rd_last < REDACT_QUIET_MS))
+		return;
+	redact_flush(r->rd, (char *)r->red, &r->red_len);
+	r->red_off = 0;
+	pump_red(r);
+}
+
 /* Read what the master has; at EOF/EIO (no slave left) master_eof. */
 static void
 relay_from_master(struct relay *r)
 {
 	size_t want = master_want(r);
-	uint8_t *to = r->filter ? r->raw : r->out.d + r->out.len;
+	uint8_t *to = r->filter || r->rd ? r->raw : r->out.d + r->out.len;
 	size_t from;
 	ssize_t n;
 
@@ -385,6 +478,14 @@ relay_from_master(struct relay *r)
 		return;
 	if (n <= 0) {
 		r->master_eof = true;
+		return;
+	}
+	if (r->rd) {
+		redact_feed(r->rd, (const char *)r->raw, (size_t)n,
+		    (char *)r->red, &r->red_len);
+		r->red_off = 0;
+		r->rd_last = util_now_ms();
+		pump_red(r);
 		return;
 	}
 	from = r->out.len; /* out.off is 0 (master_want) */
@@ -542,6 +643,193 @@ caller_utf8(void)
 	return (t.c_iflag & IUTF8) != 0;
 }
 
+/* ---- without a tty, with secrets: the inner's stdout and stderr ---- */
+
+/*
+ * A pipe is done once read to its end and handed on, or when the
+ * caller's side is gone.
+ */
+static bool
+pipe_done(const struct opipe *o)
+{
+	return o->broken ||
+	    (o->fd < 0 && o->len == 0 &&
+	        (o->rd == NULL || redact_held(o->rd) == 0));
+}
+
+static bool
+pipe_room(const struct opipe *o)
+{
+	return o->cap - o->len >= redact_room(o->rd, 1);
+}
+
+/* One read of the pipe, redacted into its buffer. */
+static void
+pipe_read(struct relay *r, struct opipe *o)
+{
+	size_t want = PIPE_READ, got = 0;
+	ssize_t n;
+
+	if (o->off > 0) {
+		memmove(o->d, o->d + o->off, o->len);
+		o->off = 0;
+	}
+	while (want > 0 && redact_room(o->rd, want) > o->cap - o->len)
+		want /= 2;
+	if (want == 0)
+		return;
+	n = read(o->fd, r->praw, want);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		/* Every writer is gone: what is held goes out next. */
+		close(o->fd);
+		o->fd = -1;
+		return;
+	}
+	redact_feed(o->rd, (const char *)r->praw, (size_t)n,
+	    (char *)o->d + o->len, &got);
+	o->len += got;
+	o->last_in = util_now_ms();
+}
+
+/* What the redactor holds, after a quiet moment or at the end. */
+static void
+pipe_release(struct opipe *o)
+{
+	size_t got = 0;
+
+	if (o->rd == NULL || o->broken || redact_held(o->rd) == 0 ||
+	    (o->fd >= 0 && util_now_ms() - o->last_in < REDACT_QUIET_MS))
+		return;
+	if (o->off > 0) {
+		memmove(o->d, o->d + o->off, o->len);
+		o->off = 0;
+	}
+	if (redact_room(o->rd, 0) > o->cap - o->len)
+		return; /* after the caller has taken some */
+	redact_flush(o->rd, (char *)o->d + o->len, &got);
+	o->len += got;
+}
+
+/* What the caller's fd takes now, without waiting for it. */
+static void
+pipe_write(struct relay *r, struct opipe *o)
+{
+	ssize_t w;
+
+	if (o->len == 0)
+		return;
+	w = bwrite(o->to, o->d + o->off, o->len, 0);
+	if (w < 0) {
+		/* The caller's end is gone: closing ours makes the
+		 * inner's next write fail (EPIPE), as without the relay. */
+		o->broken = true;
+		o->off = o->len = 0;
+		if (o->fd >= 0)
+			close(o->fd);
+		o->fd = -1;
+		return;
+	}
+	if (w > 0)
+		r->last_out = util_now_ms();
+	o->off += (size_t)w;
+	o->len -= (size_t)w;
+	if (o->len == 0)
+		o->off = 0;
+}
+
+/*
+ * The redaction buffers; false when there is no memory for them (the
+ * sandbox is then killed: its output must not pass unredacted).
+ */
+static bool
+redact_setup(struct relay *r, int master, const struct pty_wait *w)
+{
+	struct redact *rd[2] = {w->rd_out, w->rd_err};
+	int fd[2] = {w->out, w->err};
+
+	for (int i = 0; i < 2; i++)
+		r->pipe[i] = (struct opipe){.fd = -1, .to = i + 1};
+	if (master >= 0 && w->rd_tty) {
+		r->rd = w->rd_tty;
+		r->red_cap = redact_room_max(r->rd, sizeof(r->raw));
+		r->red = malloc(r->red_cap);
+		return r->red != NULL;
+	}
+	if (master >= 0)
+		return true;
+	for (int i = 0; i < 2; i++) {
+		struct opipe *o = &r->pipe[i];
+
+		if (rd[i] == NULL || fd[i] < 0)
+			continue;
+		o->fd = fd[i];
+		o->rd = rd[i];
+		o->cap = PIPE_READ + redact_room_max(o->rd, PIPE_READ);
+		o->d = malloc(o->cap);
+		if (r->praw == NULL)
+			r->praw = malloc(PIPE_READ);
+		if (o->d == NULL || r->praw == NULL)
+			return false;
+		(void)fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) | O_NONBLOCK);
+	}
+	return true;
+}
+
+static void
+redact_teardown(struct relay *r)
+{
+	for (int i = 0; i < 2; i++) {
+		struct opipe *o = &r->pipe[i];
+
+		/* Our ends of the pipes; the caller's session keeps its. */
+		if (o->fd >= 0)
+			close(o->fd);
+		o->fd = -1;
+		if (o->d)
+			explicit_bzero(o->d, o->cap);
+		free(o->d);
+		o->d = NULL;
+	}
+	if (r->praw)
+		explicit_bzero(r->praw, PIPE_READ);
+	free(r->praw);
+	if (r->red)
+		explicit_bzero(r->red, r->red_cap);
+	free(r->red);
+	explicit_bzero(r->raw, sizeof(r->raw));
+}
+
+/* Is every stream the relay hands on at its end? */
+static bool
+streams_done(const struct relay *r)
+{
+	if (r->master >= 0)
+		return r->out_broken ||
+		    (r->master_eof && r->out.len == 0 && r->red_len == 0 &&
+		        (r->rd == NULL || redact_held(r->rd) == 0));
+	return pipe_done(&r->pipe[0]) && pipe_done(&r->pipe[1]);
+}
+
+/* The next time held bytes may go out (REDACT_QUIET_MS), or -1. */
+static int64_t
+release_at(const struct relay *r)
+{
+	int64_t t = -1;
+
+	if (r->rd && redact_held(r->rd) && !r->master_eof)
+		t = r->rd_last + REDACT_QUIET_MS;
+	for (int i = 0; i < 2; i++) {
+		const struct opipe *o = &r->pipe[i];
+
+		if (o->rd && o->fd >= 0 && !o->broken && redact_held(o->rd) &&
+		    (t < 0 || o->last_in + REDACT_QUIET_MS < t))
+			t = o->last_in + REDACT_QUIET_MS;
+	}
+	return t;
+}
+
 int
 pty_outer_wait(
     pid_t init, int master, const struct pty_wait *w, int *ret_timed_out)
@@ -560,12 +848,15 @@ pty_outer_wait(
 	struct relay rs = {.master = master, .rec = w->rec}, *r = &rs;
 	struct signalfd_siginfo si;
 	struct termios saved, raw;
-	struct pollfd pf[6];
+	struct pollfd pf[8];
+	/* what each pf[] is */
+	enum { P_SIG, P_REC, P_IN, P_MASTER, P_OUT, P_PIPE, P_PIPE_OUT } pk[8];
+	struct opipe *pp[8];
 	struct sigaction dfl = {.sa_handler = SIG_DFL}, old_chld;
 	sigset_t set, old;
 	_cleanup_close_ int sfd = -1;
 	bool raw_set = false, alive = true, done = false;
-	bool mask_set = true, chld_set = true;
+	bool mask_set = true, chld_set = true, piped;
 	int64_t deadline = 0, drain_until = 0, left, t;
 	int st = 0, n, i, timeout;
 	nfds_t np;
@@ -617,6 +908,13 @@ pty_outer_wait(
 		r->notice_relayed = notice_stderr_is_relayed();
 	}
 	notice_track_init(&r->track);
+	if (!redact_setup(r, master, w)) {
+		log_err("out of memory for redaction; killing the sandbox");
+		kill(init, SIGKILL);
+		redact_teardown(r);
+		r->rd = NULL;
+	}
+	piped = r->pipe[0].fd >= 0 || r->pipe[1].fd >= 0;
 
 	while (!done) {
 		if (alive) {
@@ -625,7 +923,7 @@ pty_outer_wait(
 				if (p < 0)
 					st = 127 << 8; /* not ours */
 				alive = false;
-				if (master < 0)
+				if (master < 0 && !piped)
 					break;
 				r->last_out = util_now_ms();
 				if (r->kill_sig || *ret_timed_out ||
@@ -634,10 +932,12 @@ pty_outer_wait(
 					    util_now_ms() + DRAIN_KILL_MS;
 			}
 		}
+		release_master(r);
+		pipe_release(&r->pipe[0]);
+		pipe_release(&r->pipe[1]);
 		if (!alive) {
 			t = util_now_ms();
-			if ((r->master_eof && r->out.len == 0) ||
-			    r->out_broken ||
+			if (streams_done(r) ||
 			    t >= r->last_out + DRAIN_STALL_MS ||
 			    (drain_until && t >= drain_until) ||
 			    (deadline && t >= deadline))
@@ -645,24 +945,49 @@ pty_outer_wait(
 		}
 
 		np = 0;
+		pk[np] = P_SIG;
 		pf[np++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-		if (sessrec_fd(r->rec) >= 0)
+		if (sessrec_fd(r->rec) >= 0) {
+			pk[np] = P_REC;
 			pf[np++] = (struct pollfd){
 			    .fd = sessrec_fd(r->rec), .events = POLLIN};
+		}
 		if (master >= 0) {
 			if (alive && !r->in_eof &&
-			    r->in.off + r->in.len < sizeof(r->in.d))
+			    r->in.off + r->in.len < sizeof(r->in.d)) {
+				pk[np] = P_IN;
 				pf[np++] = (struct pollfd){
 				    .fd = STDIN_FILENO, .events = POLLIN};
-			if (!r->master_eof)
+			}
+			if (!r->master_eof) {
+				pk[np] = P_MASTER;
 				pf[np++] = (struct pollfd){.fd = master,
 				    .events =
 				        (short)((alive && r->in.len ? POLLOUT
 				                                    : 0) |
 				            (out_room(r) ? POLLIN : 0))};
-			if (r->out.len > 0 && !r->out_broken)
+			}
+			if (r->out.len > 0 && !r->out_broken) {
+				pk[np] = P_OUT;
 				pf[np++] = (struct pollfd){
 				    .fd = STDOUT_FILENO, .events = POLLOUT};
+			}
+		}
+		for (i = 0; i < 2; i++) {
+			struct opipe *o = &r->pipe[i];
+
+			if (o->fd >= 0 && pipe_room(o)) {
+				pk[np] = P_PIPE;
+				pp[np] = o;
+				pf[np++] = (struct pollfd){
+				    .fd = o->fd, .events = POLLIN};
+			}
+			if (o->len > 0 && !o->broken) {
+				pk[np] = P_PIPE_OUT;
+				pp[np] = o;
+				pf[np++] = (struct pollfd){
+				    .fd = o->to, .events = POLLOUT};
+			}
 		}
 		timeout = -1;
 		if (alive && r->kill_at) {
@@ -701,6 +1026,14 @@ pty_outer_wait(
 			left = t - util_now_ms();
 			timeout = left < 0 ? 0 : (int)left;
 		}
+		/* Held bytes that may begin a value wait a moment for more. */
+		if ((t = release_at(r)) >= 0) {
+			left = t - util_now_ms();
+			if (left < 0)
+				left = 0;
+			if (timeout < 0 || left < timeout)
+				timeout = (int)left;
+		}
 		if (sfd < 0 && (timeout < 0 || timeout > 100))
 			timeout = 100;
 		/* The record's writes and waiting notices: once a second. */
@@ -717,7 +1050,7 @@ pty_outer_wait(
 		for (i = 0; i < (int)np; i++) {
 			if (pf[i].revents == 0)
 				continue;
-			if (pf[i].fd == sfd) {
+			if (pk[i] == P_SIG) {
 				while (read(sfd, &si, sizeof(si)) ==
 				    (ssize_t)sizeof(si)) {
 					int sig = (int)si.ssi_signo;
@@ -742,25 +1075,32 @@ pty_outer_wait(
 					    sig != SIGPIPE && sig != SIGWINCH)
 						kill(init, sig);
 				}
-			} else if (pf[i].fd == sessrec_fd(r->rec)) {
+			} else if (pk[i] == P_REC) {
 				sessrec_input(r->rec);
 				notices(r);
-			} else if (pf[i].fd == STDIN_FILENO) {
+			} else if (pk[i] == P_IN) {
 				relay_stdin(r, init);
-			} else if (pf[i].fd == master) {
+			} else if (pk[i] == P_MASTER) {
 				if (pf[i].revents & POLLOUT)
 					relay_to_master(r);
 				if (pf[i].revents &
 				    (POLLIN | POLLHUP | POLLERR))
 					relay_from_master(r);
-			} else if (pf[i].fd == STDOUT_FILENO) {
+			} else if (pk[i] == P_OUT) {
 				relay_to_caller(r, alive ? init : -1);
+				pump_red(r);
+			} else if (pk[i] == P_PIPE) {
+				if (pp[i]->fd >= 0)
+					pipe_read(r, pp[i]);
+			} else if (pk[i] == P_PIPE_OUT) {
+				pipe_write(r, pp[i]);
 			}
 		}
 	}
 
 	if (master >= 0)
 		end_terminal(r, raw_set, &saved);
+	redact_teardown(r);
 	/* Consume what is still queued (a late SIGTERM must not kill us
 	 * after the session ended well). */
 	if (sfd >= 0)

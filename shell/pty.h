@@ -15,6 +15,7 @@ int pty_open(int *ret_master, int *ret_slave);
 /* Inner: setsid, slave becomes the controlling tty and fds 0, 1, 2. */
 int pty_attach(int slave);
 
+struct redact;
 struct sessrec;
 
 /* How the outer waits for the session. */
@@ -24,11 +25,21 @@ struct pty_wait {
 	/* the session's record (sessrec.h): the gate's socket, notices for
 	 * the caller, an administrator's --end; NULL: none */
 	struct sessrec *rec;
+	/*
+	 * With env.secret values, what the outer relays is redacted
+	 * (redact.h): the master's output through rd_tty, before the
+	 * filter; without a tty, the inner's stdout and stderr come through
+	 * pipes (out, err: their read ends, used only with rd_out, rd_err)
+	 * and go to the caller's fds 1 and 2.  NULL: nothing to redact.
+	 */
+	struct redact *rd_tty, *rd_out, *rd_err;
+	int out, err;
 };
 
 /*
  * Outer: wait for init (pid) while relaying the caller's terminal to
- * master (master < 0: no tty, just wait), propagating SIGWINCH as
+ * master (master < 0: no tty, just wait, or relay the redacted
+ * pipes), propagating SIGWINCH as
  * TIOCSWINSZ, forwarding SIGINT/SIGQUIT/SIGUSR1/SIGUSR2 to init, and
  * killing init after w->timeout_s seconds (0 = never; *ret_timed_out
  * set) or when root sends SESSREC_SIG_END (--end).  SIGHUP, SIGTERM and

@@ -48,6 +48,7 @@
 #include "policy.h"
 #include "project.h"
 #include "pty.h"
+#include "redact.h"
 #include "secret.h"
 #include "session.h"
 #include "sesslimits.h"
@@ -75,7 +76,25 @@ struct session {
 	struct sessrec *rec;
 	/* The credentials: values only until the gate has them. */
 	struct cred_set creds;
+	/*
+	 * With env.secret values: what the outer relays to the caller is
+	 * redacted (redact.c), the pty's output, or without a tty the
+	 * inner's stdout and stderr, which then go through pipes to the
+	 * outer (out[], err[]: read end, write end) instead of straight to
+	 * the caller's descriptors.  Not for the file-transfer forms
+	 * (form_is_transfer): their bytes pass untouched.
+	 */
+	struct redact *rd[2]; /* tty or stdout, stderr */
+	int out[2], err[2];
 };
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
 
 /* ---- the inner (stage 10) ------------------------------------------ */
 
@@ -92,6 +111,10 @@ inner_setup(struct session *s, int slave)
 		return log_errno(-errno, "PR_SET_DUMPABLE: %m");
 	if (slave >= 0 && (r = pty_attach(slave)) < 0)
 		return log_errno(r, "pty: %m");
+	/* Redacted: stdout and stderr are the pipes to the outer. */
+	if (slave < 0 && s->out[1] >= 0 &&
+	    (dup2(s->out[1], 1) < 0 || dup2(s->err[1], 2) < 0))
+		return log_errno(-errno, "dup2: %m");
 	if ((r = sesslimits_rlimits(s->pol)) < 0)
 		return log_errno(r, "rlimits: %m");
 	if (chdir(s->pol->project.target) < 0)
@@ -315,6 +338,10 @@ stage_inner(struct session *s, int slave, pid_t *ret_inner)
 		inner_main(s, slave);
 	if (slave >= 0)
 		close(slave);
+	for (int i = 0; i < 2; i++) {
+		close_fd(&s->out[i]);
+		close_fd(&s->err[i]);
+	}
 	env_free(s->envp); /* wiped: it may hold secrets */
 	s->envp = NULL;
 	if ((r = lockdown_init()) < 0) {
@@ -338,6 +365,13 @@ init_main(void *arg, int sync_fd)
 	if (s->rec_fd >= 0)
 		close(s->rec_fd);
 	s->rec_fd = -1;
+	/* The outer's ends of the output pipes, and its redactors. */
+	close_fd(&s->out[0]);
+	close_fd(&s->err[0]);
+	for (size_t i = 0; i < ELEMENTSOF(s->rd); i++) {
+		redact_free(s->rd[i]);
+		s->rd[i] = NULL;
+	}
 	if ((r = stage_ids(s, sync_fd)) < 0 || (r = stage_network(s)) < 0 ||
 	    (r = stage_view(s)) < 0 || (r = stage_uts(s)) < 0 ||
 	    (r = lockdown_limit_userns()) < 0 || (r = stage_gate(s)) < 0 ||
@@ -441,6 +475,15 @@ build_env(struct session *s)
 		env_free(secrets);
 		return log_errno(r, "environment: %m");
 	}
+	for (size_t i = 0;
+	     i < ELEMENTSOF(s->rd) && r >= 0 && !form_is_transfer(&s->form);
+	     i++)
+		r = redact_new(secrets, &s->rd[i]);
+	if (r < 0) {
+		env_free(secrets);
+		env_free(creds);
+		return log_errno(r, "redaction: %m");
+	}
 	r = env_build(
 	    &(struct env_opts){
 	        .pol = s->pol,
@@ -532,7 +575,13 @@ stage_sandbox(struct session *s, struct sesslimits_state *lim, int *timed_out)
 	int sync_fd = -1, master = -1, status, r;
 	pid_t init = -1;
 
+	/* Without a tty, redacted output goes through the outer. */
+	if (!s->tty && s->rd[0] != NULL &&
+	    (pipe2(s->out, O_CLOEXEC) < 0 || pipe2(s->err, O_CLOEXEC) < 0))
+		return log_errno(-errno, "pipe: %m");
 	r = ns_spawn(init_main, s, &init, &sync_fd);
+	close_fd(&s->out[1]);
+	close_fd(&s->err[1]);
 	env_free(s->envp); /* init has its copy; this one may hold secrets */
 	s->envp = NULL;
 	if (s->gate_fd >= 0)
@@ -572,8 +621,15 @@ stage_sandbox(struct session *s, struct sesslimits_state *lim, int *timed_out)
 	        .timeout_s = s->pol->limits.timeout,
 	        .filter = s->pol->terminal.filter,
 	        .rec = s->rec,
+	        .rd_tty = s->rd[0],
+	        .rd_out = s->rd[0],
+	        .rd_err = s->rd[1],
+	        .out = s->out[0],
+	        .err = s->err[0],
 	    },
 	    timed_out);
+	close_fd(&s->out[0]);
+	close_fd(&s->err[0]);
 	if (master >= 0)
 		close(master);
 	if (sessrec_was_ended(s->rec)) {
@@ -654,6 +710,12 @@ session_free(struct session *s)
 	form_free(&s->form);
 	env_free(s->envp);
 	cred_free(&s->creds);
+	for (size_t i = 0; i < ELEMENTSOF(s->rd); i++)
+		redact_free(s->rd[i]);
+	for (int i = 0; i < 2; i++) {
+		close_fd(&s->out[i]);
+		close_fd(&s->err[i]);
+	}
 	policy_free(s->pol);
 	if (s->gate_fd >= 0)
 		close(s->gate_fd);
@@ -664,7 +726,8 @@ session_free(struct session *s)
 int
 session_main(const struct aisb_args *a)
 {
-	struct session s = {.gate_fd = -1, .rec_fd = -1};
+	struct session s = {
+	    .gate_fd = -1, .rec_fd = -1, .out = {-1, -1}, .err = {-1, -1}};
 	int status;
 
 	status = session_run(&s, a);

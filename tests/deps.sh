@@ -6,7 +6,7 @@ build_pkgs=(build-essential pkg-config libpam0g-dev libcap-ng-dev
 	libnftnl-dev libmnl-dev libconfuse-dev libseccomp-dev libssl-dev)
 test_pkgs=(pamtester openssh-server openssh-client dnsmasq nftables mandoc
 	shellcheck tmux curl wget iproute2 util-linux passwd login procps psmisc
-	python3 socat openssl clang libclang-rt-14-dev perl cron at git
+	python3 socat openssl clang libclang-rt-14-dev perl cron at git rsync
 	clang-format clang-tidy cppcheck nodejs)
 here=$(cd "$(dirname "$0")" && pwd)
 # Each part of the test suite lists extra packages in tests/deps.d/*.txt.
