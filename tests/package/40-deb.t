@@ -73,6 +73,17 @@ for f in /etc/aisb/aisb.conf /etc/aisb/users.d/ \
     /usr/share/doc/aisb/admin-guide.md.gz /usr/share/doc/aisb/threat-model.md.gz; do
 	ok "it ships $f" has "$f"
 done
+# Every docs/*.md the guide links is in the package (as dh_compress
+# leaves it: .md.gz, or .md when small).
+# shellcheck disable=SC2013 # names without blanks
+for f in $(grep -oE '\]\([a-z0-9_-]+\.md(#[^)]*)?\)' "$src/docs/admin-guide.md" |
+    sed -E 's/^\]\(//; s/(#.*)?\)$//' | sort -u); do
+	if has "/usr/share/doc/aisb/$f.gz" || has "/usr/share/doc/aisb/$f"; then
+		pass "it ships docs/$f, which the guide links"
+	else
+		fail "it ships docs/$f, which the guide links" "not in /usr/share/doc/aisb"
+	fi
+done
 if [ -f "$src/etc/aisb/users.d/example.conf.sample" ]; then
 	ok "it ships the users.d example in /usr/share/doc/aisb/examples" \
 	    has /usr/share/doc/aisb/examples/example.conf.sample
@@ -293,6 +304,16 @@ if [ -n "$had_home" ]; then
 else
 	ok "no agent home, no /var/lib/aisb/home" test '!' -e /var/lib/aisb/home -o -n "$(ls -A /var/lib/aisb/home 2>/dev/null)"
 fi
+# The cgroups aisb made (each hierarchy's "aisb", which the strict
+# sessions above used) go, but for any a running session still holds
+# (other runs on this host may have one).
+cg_left=
+for d in /sys/fs/cgroup/aisb /sys/fs/cgroup/*/aisb; do
+	[ -d "$d" ] || continue
+	busy=$(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | head -n 1)
+	[ -n "$busy" ] || cg_left="$cg_left $d"
+done
+is "$cg_left" "" "purge removes every aisb cgroup no process is in"
 ok "the prerm took pam_aisb out of the PAM stacks" '!' grep -qs pam_aisb /etc/pam.d/common-account \
     /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive
 done_testing
