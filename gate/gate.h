@@ -62,6 +62,9 @@
 #define GATE_IDLE_MS 120000 /* keep-alive idle between requests */
 #define GATE_EGRESS_MAX 2048 /* names and ports in the egress record */
 #define GATE_REC_FD 4 /* the egress record's socket to aisb-shell */
+/* The session's fallback log file, only when no syslog receiver listens
+ * (shell/slog.h): opened O_APPEND by aisb-shell, written, never opened. */
+#define GATE_LOG_FD 5
 
 /* --- http.c: request heads and request bodies (RFC 9112) --- */
 

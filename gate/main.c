@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -72,6 +73,20 @@ seqpacket_fd(int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) < 0 ||
 	    v != SOCK_SEQPACKET)
+		return -1;
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+/* fd, if it is a regular file open for appending; else -1. */
+static int
+append_fd(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || !(fl & O_APPEND) || (fl & O_ACCMODE) == O_RDONLY ||
+	    fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return -1;
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return fd;
@@ -202,12 +217,18 @@ main(int argc, char **argv)
 	int socks[GS_COUNT];
 	int (*lockdown)(void) = harden_lockdown;
 	char rc[8192];
-	int c, r, v, rec_fd;
+	int c, r, v, rec_fd, log_fd;
 	socklen_t vl = sizeof(v);
 
 	/* Before anything opens a descriptor that could take its number. */
 	rec_fd = seqpacket_fd(GATE_REC_FD);
+	log_fd = append_fd(GATE_LOG_FD);
 	log_open("aisb-gate", LOG_TO_SYSLOG | LOG_TO_STDERR);
+	/* No syslog receiver: the session's file instead (record.c). */
+	if (log_fd >= 0 && !log_syslog_ok())
+		log_set_fallback(log_fd);
+	else if (log_fd >= 0)
+		close(log_fd);
 	if (harden_early() < 0)
 		return AISB_EX_HOST;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {

@@ -17,6 +17,14 @@
  */
 #define AISB_REGISTRY_DIR "/var/lib/aisb/sessions"
 
+/*
+ * Where pam_aisb keeps its lines when no syslog receiver listens on
+ * /dev/log (root, 0700; pam.log in it, 0600, appended).  Sessions keep
+ * theirs in AISB_REGISTRY_DIR/UID/ID.log (docs/admin-guide.md).
+ */
+#define AISB_LOG_DIR "/var/log/aisb"
+#define AISB_PAM_LOG "pam.log"
+
 /* Inside the sandbox netns (gated mode). */
 #define AISB_CAPTURE_PORT 3129 /* nft redirect target, 127.0.0.1 */
 #define AISB_SYNTH_NET "198.18.0.0" /* synthetic range for names */

@@ -4,6 +4,12 @@
  * Messages go to syslog (LOG_AUTHPRIV) and, when enabled, to stderr as
  * "aisb: message".  Library code that pam_aisb.so links never calls
  * these: it returns errors instead.
+ *
+ * syslog(3) drops every line without a word when nothing listens on
+ * /dev/log.  log_open probes for a receiver (log_syslog_ok); a program
+ * that finds none sets a fallback file (log_set_fallback: an O_APPEND
+ * descriptor), which then gets every line too, "TIME IDENT[PID]: MSG"
+ * (docs/admin-guide.md, "Where the records are").
  */
 #ifndef AISB_LOG_H
 #define AISB_LOG_H
@@ -17,7 +23,18 @@ enum {
 	LOG_TO_STDERR = 1 << 1,
 };
 
+#define LOG_SYSLOG_PATH "/dev/log"
+
 void log_open(const char *ident, int flags);
+/* Does a syslog receiver accept a connection on /dev/log now? */
+bool log_syslog_probe(void);
+/* What log_open's probe found (false before log_open). */
+bool log_syslog_ok(void);
+/* The fallback file's descriptor (kept, not dup'ed), or -1 for none;
+ * log_drop_fallback closes it. */
+void log_set_fallback(int fd);
+int log_fallback_fd(void);
+void log_drop_fallback(void);
 void log_set_debug(bool on);
 void log_msg(int prio, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

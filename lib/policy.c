@@ -387,6 +387,13 @@ apply(struct policy_parse *ps, const struct policy_keydef *kd,
 		    : AISB_ENFORCE_STRICT;
 		return 0;
 	}
+	if (IS("limits.notices")) {
+		p->limits.notices = strcmp(v, "always") == 0
+		    ? AISB_NOTICES_ALWAYS
+		    : strcmp(v, "never") == 0 ? AISB_NOTICES_NEVER
+		                              : AISB_NOTICES_TERMINAL;
+		return 0;
+	}
 	if (IS("terminal.filter")) {
 		p->terminal.filter = b;
 		return 0;

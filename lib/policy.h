@@ -27,6 +27,12 @@
 
 enum aisb_netmode { AISB_NET_GATED = 0, AISB_NET_NONE = 1 };
 enum aisb_enforce { AISB_ENFORCE_STRICT = 0, AISB_ENFORCE_BEST_EFFORT = 1 };
+/* limits.notices: where the line about unenforced limits may go. */
+enum aisb_notices {
+	AISB_NOTICES_TERMINAL = 0, /* stderr only when it is a terminal */
+	AISB_NOTICES_ALWAYS = 1,
+	AISB_NOTICES_NEVER = 2,
+};
 /* filesystem.view: the system set only, or every top-level entry. */
 enum aisb_view { AISB_VIEW_SYSTEM = 0, AISB_VIEW_WHOLE_ROOT = 1 };
 
@@ -157,6 +163,7 @@ struct aisb_policy {
 		uint64_t fsize; /* bytes, 0 = no limit */
 		uint64_t timeout; /* seconds, 0 = none */
 		enum aisb_enforce enforce;
+		enum aisb_notices notices;
 	} limits;
 	struct {
 		bool filter; /* escape sequences to the caller's terminal */

@@ -70,6 +70,7 @@ enum policy_kind {
 	PV_ENVSET, /* NAME=value */
 	PV_NETMODE,
 	PV_ENFORCE,
+	PV_NOTICES, /* "terminal", "always" or "never" */
 	PV_VIEW, /* "system" or "whole-root-unsafe" */
 	PV_RESOLVER, /* "", ADDR, ADDR:PORT or [V6]:PORT */
 	PV_SERVICE, /* PAM service name */

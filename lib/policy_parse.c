@@ -278,7 +278,7 @@ static cfg_opt_t net_opts[] = {S("mode"), L("allow"), L("deny"),
 static cfg_opt_t cred_opts[] = {
     S("file"), L("hosts"), S("header"), S("env"), CFG_END()};
 static cfg_opt_t limits_opts[] = {S("memory"), S("pids"), S("cpu"), S("nofile"),
-    S("fsize"), S("timeout"), S("enforce"), CFG_END()};
+    S("fsize"), S("timeout"), S("enforce"), S("notices"), CFG_END()};
 static cfg_opt_t terminal_opts[] = {S("filter"), CFG_END()};
 static cfg_opt_t pam_opts[] = {L("services"), CFG_END()};
 static cfg_opt_t root_opts[] = {S("shell"), S("hostname"), L("agents"),

@@ -597,6 +597,10 @@ policy_write(const struct aisb_policy *p, FILE *f, int mode)
 	T(k_word(&e, p, "limits.enforce",
 	    p->limits.enforce == AISB_ENFORCE_BEST_EFFORT ? "best-effort"
 	                                                  : "strict"));
+	T(k_word(&e, p, "limits.notices",
+	    p->limits.notices == AISB_NOTICES_ALWAYS      ? "always"
+	        : p->limits.notices == AISB_NOTICES_NEVER ? "never"
+	                                                  : "terminal"));
 	T(k_bool(&e, p, "terminal.filter", p->terminal.filter));
 	T(k_strv(&e, p, "pam.services", &p->pam.services, false));
 #undef T

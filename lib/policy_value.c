@@ -732,6 +732,13 @@ policy_value_check(struct policy_parse *ps, enum policy_kind k, const char *in,
 			return -EINVAL;
 		}
 		break;
+	case PV_NOTICES:
+		if (strcmp(in, "terminal") != 0 && strcmp(in, "always") != 0 &&
+		    strcmp(in, "never") != 0) {
+			*why = "must be terminal, always or never";
+			return -EINVAL;
+		}
+		break;
 	case PV_RESOLVER: {
 		int fam;
 		uint8_t a[16];

@@ -42,6 +42,7 @@
 #include "cgroup.h"
 #include "loginshell.h"
 #include "policy.h"
+#include "pamlog.h"
 #include "rundir.h"
 #include "util.h"
 
@@ -75,8 +76,8 @@ args_parse(pam_handle_t *pamh, int argc, const char **argv, struct args *a)
 			a->conf = argv[i] + 5;
 		else
 			/* PAM convention: an unknown option is not fatal. */
-			pam_syslog(pamh, LOG_ERR,
-			    "unknown option '%s', ignoring", argv[i]);
+			pamlog(pamh, LOG_ERR, "unknown option '%s', ignoring",
+			    argv[i]);
 	}
 }
 
@@ -115,9 +116,9 @@ static void
 log_errs(pam_handle_t *pamh, const struct policy_errs *e)
 {
 	for (size_t i = 0; i < e->n && i < MAX_ERR_LINES; i++)
-		pam_syslog(pamh, LOG_ERR, "policy: %s", e->msg[i]);
+		pamlog(pamh, LOG_ERR, "policy: %s", e->msg[i]);
 	if (e->n > MAX_ERR_LINES)
-		pam_syslog(pamh, LOG_ERR, "policy: (%zu more errors)",
+		pamlog(pamh, LOG_ERR, "policy: (%zu more errors)",
 		    e->n - MAX_ERR_LINES);
 }
 
@@ -178,7 +179,7 @@ classify(pam_handle_t *pamh, const struct args *a, const struct passwd *pw,
 		agent = policy_is_agent(p, pw->pw_name);
 		policy_free(p);
 		if (agent)
-			pam_syslog(pamh, LOG_ERR,
+			pamlog(pamh, LOG_ERR,
 			    "the policy for agent '%s' does not load (its "
 			    "users.d file?)",
 			    pw->pw_name);
@@ -186,13 +187,13 @@ classify(pam_handle_t *pamh, const struct args *a, const struct passwd *pw,
 	}
 	policy_errs_free(&errs);
 	if (loginshell_check(pw->pw_shell, why, sizeof(why)) == 0) {
-		pam_syslog(pamh, LOG_ERR,
+		pamlog(pamh, LOG_ERR,
 		    "the policy %s does not load; '%s' has aisb-shell as login "
 		    "shell, so it is treated as an agent",
 		    a->conf ? a->conf : AISB_CONF_PATH, pw->pw_name);
 		return AGENT_BROKEN;
 	}
-	pam_syslog(pamh, LOG_ERR,
+	pamlog(pamh, LOG_ERR,
 	    "the policy %s does not load; '%s' is not an aisb-shell account, "
 	    "ignoring",
 	    a->conf ? a->conf : AISB_CONF_PATH, pw->pw_name);
@@ -207,6 +208,28 @@ strv_has(const struct aisb_strv *v, const char *s)
 			return true;
 	return false;
 }
+
+/*
+ * One line to whoever is logging in, through the application's
+ * conversation (PAM_ERROR_MSG: su and login print it; sshd shows none
+ * for a refused account, it closes the connection), unless PAM_SILENT:
+ * that the account is an aisb agent and where the reason is.  Never the
+ * reason itself: the caller may be the agent, and the log is the
+ * administrator's.
+ */
+static void
+tell(pam_handle_t *pamh, int flags, const char *what)
+{
+	if (flags & PAM_SILENT)
+		return;
+	(void)pam_error(pamh,
+	    "aisb: this account is an aisb agent account: %s; the reason is "
+	    "in the administrator's log (pam_aisb, authpriv)",
+	    what);
+}
+
+#define TELL_REFUSED "this way in is refused"
+#define TELL_SESSION "its session could not be set up"
 
 /* A PAM item as a string, "" when unset. */
 static const char *
@@ -229,13 +252,12 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	char why[512];
 	int rc;
 
-	(void)flags;
 	args_parse(pamh, argc, argv, &a);
 	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || !user || !*user)
 		return PAM_IGNORE;
 	if (account_get(user, &acc) < 0) {
 		if (a.debug)
-			pam_syslog(
+			pamlog(
 			    pamh, LOG_DEBUG, "no account '%s', ignoring", user);
 		return PAM_IGNORE;
 	}
@@ -244,12 +266,11 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	switch (classify(pamh, &a, &acc.pw, &p)) {
 	case AGENT_NO:
 		if (a.debug)
-			pam_syslog(
-			    pamh, LOG_DEBUG, "'%s' is not an agent", user);
+			pamlog(pamh, LOG_DEBUG, "'%s' is not an agent", user);
 		rc = PAM_IGNORE;
 		break;
 	case AGENT_BROKEN:
-		pam_syslog(pamh, LOG_ERR,
+		pamlog(pamh, LOG_ERR,
 		    "refusing agent '%s' on service '%s': the policy does not "
 		    "load",
 		    user, service);
@@ -257,27 +278,29 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		break;
 	default:
 		if (!strv_has(&p->pam.services, service)) {
-			pam_syslog(pamh, LOG_ERR,
+			pamlog(pamh, LOG_ERR,
 			    "refusing agent '%s' on service '%s': not in "
 			    "pam.services",
 			    user, service);
 			rc = PAM_PERM_DENIED;
 		} else if (loginshell_check(acc.pw.pw_shell, why, sizeof(why)) <
 		    0) {
-			pam_syslog(pamh, LOG_ERR,
+			pamlog(pamh, LOG_ERR,
 			    "refusing agent '%s' on service '%s': its login "
 			    "shell is not aisb-shell: %s",
 			    user, service, why);
 			rc = PAM_PERM_DENIED;
 		} else {
 			if (a.debug)
-				pam_syslog(pamh, LOG_DEBUG,
+				pamlog(pamh, LOG_DEBUG,
 				    "agent '%s' allowed on service '%s'", user,
 				    service);
 			rc = PAM_SUCCESS;
 		}
 		break;
 	}
+	if (rc == PAM_PERM_DENIED)
+		tell(pamh, flags, TELL_REFUSED);
 	policy_free(p);
 	free(acc.buf);
 	return rc;
@@ -424,7 +447,7 @@ record_write(pam_handle_t *pamh, const struct passwd *pw, const char *key,
 	if (dfd < 0)
 		return dfd;
 	if (replaced)
-		pam_syslog(pamh, LOG_NOTICE,
+		pamlog(pamh, LOG_NOTICE,
 		    "agent '%s': %s/%s held what was not this account's: "
 		    "removed and made again",
 		    pw->pw_name, RUN_DIR, pw->pw_name);
@@ -455,7 +478,6 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	struct args a;
 	int r, rc = PAM_SESSION_ERR;
 
-	(void)flags;
 	args_parse(pamh, argc, argv, &a);
 	if (pam_get_item(pamh, PAM_USER, (const void **)&user) != PAM_SUCCESS ||
 	    !user || !*user)
@@ -470,7 +492,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		free(acc.buf);
 		return PAM_IGNORE;
 	case AGENT_BROKEN:
-		pam_syslog(pamh, LOG_ERR,
+		pamlog(pamh, LOG_ERR,
 		    "agent '%s': no session setup, the policy does not load",
 		    user);
 		goto out;
@@ -478,7 +500,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		break;
 	}
 	if (geteuid() != 0) {
-		pam_syslog(pamh, LOG_ERR,
+		pamlog(pamh, LOG_ERR,
 		    "agent '%s': session setup needs root (running as uid %u)",
 		    user, (unsigned)geteuid());
 		goto out;
@@ -489,7 +511,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		    false, bad, sizeof(bad));
 		if (r < 0) {
 			errno = -r;
-			pam_syslog(pamh, LOG_ERR,
+			pamlog(pamh, LOG_ERR,
 			    "agent '%s': cannot make home '%s': '%s': %m "
 			    "(every directory above it must be root-owned and "
 			    "not a symlink; the home itself the agent's)",
@@ -507,7 +529,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		/* Not fatal: aisb-shell refuses strict limits it cannot
 		 * enforce, so enforcement never rests on this. */
 		errno = -r;
-		pam_syslog(pamh,
+		pamlog(pamh,
 		    r == -ENOSYS || r == -EOPNOTSUPP ? LOG_NOTICE : LOG_ERR,
 		    "agent '%s': no delegated cgroup: %m, ignoring", user);
 		free(key);
@@ -518,15 +540,14 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		cgroup_reap(key);
 		free(key);
 		key = NULL;
-		pam_syslog(
-		    pamh, LOG_ERR, "agent '%s': pam_set_data failed", user);
+		pamlog(pamh, LOG_ERR, "agent '%s': pam_set_data failed", user);
 		goto out;
 	}
 
 	r = record_write(pamh, &acc.pw, key ? key : "", rec, sizeof(rec));
 	if (r < 0) {
 		errno = -r;
-		pam_syslog(pamh, LOG_ERR,
+		pamlog(pamh, LOG_ERR,
 		    "agent '%s': cannot write the session record under %s/%s: "
 		    "%m, ignoring",
 		    user, RUN_DIR, user);
@@ -538,12 +559,14 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		        PAM_SUCCESS)
 			free(name);
 	}
-	pam_syslog(pamh, LOG_INFO,
+	pamlog(pamh, LOG_INFO,
 	    "session of agent '%s' on '%s' from '%s' tty '%s' cgroup '%s'",
 	    user, item(pamh, PAM_SERVICE), item(pamh, PAM_RHOST),
 	    item(pamh, PAM_TTY), key ? key : "none");
 	rc = PAM_SUCCESS;
 out:
+	if (rc != PAM_SUCCESS)
+		tell(pamh, flags, TELL_SESSION);
 	policy_free(p);
 	free(acc.buf);
 	return rc;
@@ -572,12 +595,12 @@ pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		r = cgroup_reap(key);
 		if (r < 0) {
 			errno = -r;
-			pam_syslog(pamh, LOG_ERR,
+			pamlog(pamh, LOG_ERR,
 			    "agent '%s': cannot reap cgroup '%s': %m", user,
 			    (const char *)key);
 			rc = PAM_SESSION_ERR;
 		} else if (a.debug)
-			pam_syslog(pamh, LOG_DEBUG,
+			pamlog(pamh, LOG_DEBUG,
 			    "agent '%s': cgroup '%s' reaped", user,
 			    (const char *)key);
 	}
@@ -587,12 +610,12 @@ pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		r = rundir_leave(user, rec);
 		if (r < 0) {
 			errno = -r;
-			pam_syslog(pamh, LOG_ERR,
+			pamlog(pamh, LOG_ERR,
 			    "agent '%s': cannot remove the session record "
 			    "under %s/%s: %m",
 			    user, RUN_DIR, user);
 		} else if (a.debug && r == 1)
-			pam_syslog(pamh, LOG_DEBUG,
+			pamlog(pamh, LOG_DEBUG,
 			    "agent '%s': last session: %s/%s removed", user,
 			    RUN_DIR, user);
 	}

@@ -4,7 +4,8 @@
  * One line per check, "ok|warn|fail: CHECK: DETAIL", and for warn and
  * fail "; fix: WHAT TO DO".  Host checks first (the kernel's version and
  * the /etc overlay, user namespaces and the session network probed as
- * the first agent, cgroups, /etc/shells, the PAM stacks), then for every agent
+ * the first agent, cgroups, /etc/shells, a syslog receiver, the PAM
+ * stacks), then for every agent
  * it can find (the users and @groups of `agents`, or only --user NAME): the
  * policy, the session's network as that policy sets it up (the gated ruleset
  * applied, read back and the capture tried, in a new netns), the login shell,
@@ -31,13 +32,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include <linux/magic.h>
 
+#include "aisb.h"
 #include "args.h"
 #include "doctor.h"
+#include "log.h"
 #include "loginshell.h"
 #include "policy.h"
 #include "util.h"
@@ -164,6 +168,42 @@ check_shells(struct doctor *d)
 		    d, OK, "/etc/shells", NULL, "aisb-shell not listed");
 }
 
+/* ---- host: a syslog receiver ------------------------------------------ */
+
+/*
+ * Without one, syslog(3) drops every record without a word: sessions and
+ * their gates then keep theirs in AISB_REGISTRY_DIR/UID/ID.log and
+ * pam_aisb in AISB_LOG_DIR/AISB_PAM_LOG (slog.h, pam/pamlog.h), which
+ * nothing reads or rotates.  A failure once there are agents.
+ */
+#define SYSLOG_FIX                                                             \
+	"install and start a syslog daemon (apt install rsyslog) or "          \
+	"systemd-journald"
+
+static void
+check_syslog(struct doctor *d, bool agents)
+{
+	struct stat st;
+
+	if (log_syslog_probe()) {
+		doctor_report(d, OK, "syslog", NULL,
+		    "a receiver listens on " LOG_SYSLOG_PATH);
+		return;
+	}
+	if (stat(AISB_REGISTRY_DIR, &st) < 0 || !S_ISDIR(st.st_mode))
+		doctor_report(d, agents ? FAIL : WARN, "syslog", SYSLOG_FIX,
+		    "nothing listens on " LOG_SYSLOG_PATH
+		    " and there is no " AISB_REGISTRY_DIR
+		    ": session and gate records are not kept at all, "
+		    "pam_aisb's go only to " AISB_LOG_DIR "/" AISB_PAM_LOG);
+	else
+		doctor_report(d, agents ? FAIL : WARN, "syslog", SYSLOG_FIX,
+		    "nothing listens on " LOG_SYSLOG_PATH
+		    ": session, gate and pam_aisb records go only "
+		    "to " AISB_REGISTRY_DIR "/UID/ID.log and " AISB_LOG_DIR
+		    "/" AISB_PAM_LOG);
+}
+
 int
 doctor_main(const struct aisb_args *a)
 {
@@ -202,6 +242,7 @@ doctor_main(const struct aisb_args *a)
 		        .net = {.mode = AISB_NET_GATED, .transparent = true}});
 	check_cgroup(&d);
 	check_shells(&d);
+	check_syslog(&d, found);
 	doctor_pam(&d);
 
 	for (size_t i = 0; i < n; i++) {

@@ -68,40 +68,183 @@ check_deny(struct doctor *d, const char *user, const char *what,
 		    "not in %s: jobs run by /bin/sh, not by aisb-shell", deny);
 }
 
-/* Walk the directories above path: root-owned, not writable by others. */
-static const char *
-unsafe_parent(const char *path, char *buf, size_t len)
+/*
+ * The directories a session opens by name before it resolves anything
+ * safely: every directory above a project root (or above project.path
+ * when no root holds it) and above the home.  aisb-shell opens the root
+ * by its path, following symlinks, and only then resolves the project
+ * beneath it (openat2 RESOLVE_BENEATH).  Whoever may rename or replace
+ * one of those directories picks the host directory that becomes the
+ * agent's read-write /project: another agent's, or a tree of root's.
+ * So each must be root's and not writable by group or other (sticky
+ * excepted); a symlink on the way must be root's, and the directories
+ * it leads to pass the same test.  Below the root the agent may own
+ * everything: it can choose nothing there that leaves the root.
+ */
+enum unsafe { SAFE, UNSAFE_LINK, UNSAFE_OWNER, UNSAFE_MODE };
+
+struct unsafe_at {
+	enum unsafe why;
+	char path[PATH_MAX];
+	uid_t uid;
+	mode_t mode;
+};
+
+static enum unsafe
+dir_unsafe(const char *path, struct unsafe_at *u)
 {
-	char *slash;
 	struct stat st;
 
-	snprintf(buf, len, "%s", path);
-	while ((slash = strrchr(buf, '/')) && slash != buf) {
-		*slash = '\0';
-		if (lstat(buf, &st) < 0)
+	if (lstat(path, &st) < 0)
+		return SAFE; /* missing: the path's own check says so */
+	u->uid = st.st_uid;
+	u->mode = st.st_mode & 07777;
+	if (S_ISLNK(st.st_mode))
+		return st.st_uid != 0 ? UNSAFE_LINK : SAFE;
+	if (st.st_uid != 0)
+		return UNSAFE_OWNER;
+	if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+		return UNSAFE_MODE;
+	return SAFE;
+}
+
+/* The first unsafe directory strictly above path, as written and with
+ * its symlinks resolved.  false when there is none. */
+static bool
+unsafe_above(const char *path, struct unsafe_at *u)
+{
+	_cleanup_free_ char *real = realpath(path, NULL);
+	const char *const paths[] = {path, real};
+
+	for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+		char *slash;
+
+		if (paths[i] == NULL)
 			continue;
-		if (S_ISLNK(st.st_mode) || st.st_uid != 0 ||
-		    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
-			return buf;
+		snprintf(u->path, sizeof(u->path), "%s", paths[i]);
+		while ((slash = strrchr(u->path, '/')) && slash != u->path) {
+			*slash = '\0';
+			if ((u->why = dir_unsafe(u->path, u)) != SAFE)
+				return true;
+		}
 	}
-	return NULL;
+	return false;
+}
+
+/* One failure line that says which condition failed, with its fix. */
+static void
+report_unsafe(struct doctor *d, const char *check, const char *path,
+    const char *role, const struct unsafe_at *u)
+{
+	char fix[PATH_MAX + 100];
+
+	switch (u->why) {
+	case UNSAFE_LINK:
+		snprintf(fix, sizeof(fix),
+		    "replace it by the directory it points to, or let root "
+		    "own it (chown -h root:root %s)",
+		    u->path);
+		doctor_report(d, FAIL, check, fix,
+		    "'%s' above %s %s is a symlink owned by uid %u, not root",
+		    u->path, role, path, (unsigned)u->uid);
+		break;
+	case UNSAFE_OWNER:
+		snprintf(fix, sizeof(fix), "chown root:root %s", u->path);
+		doctor_report(d, FAIL, check, fix,
+		    "'%s' above %s %s is owned by uid %u, not root: whoever "
+		    "owns it can swap what lies below",
+		    u->path, role, path, (unsigned)u->uid);
+		break;
+	case UNSAFE_MODE:
+		snprintf(fix, sizeof(fix), "chmod go-w %s", u->path);
+		doctor_report(d, FAIL, check, fix,
+		    "'%s' above %s %s is writable by group or other (mode "
+		    "%04o)",
+		    u->path, role, path, (unsigned)u->mode);
+		break;
+	case SAFE:
+		break;
+	}
+}
+
+/* Is path (absolute) root itself or below it?  Lexically, as
+ * project_select decides. */
+static bool
+is_under(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')
+		return true;
+	return strncmp(path, root, n) == 0 &&
+	    (path[n] == '/' || path[n] == '\0');
+}
+
+/*
+ * The project roots: the directories above each must be root's (above);
+ * the root itself may be the agent's or root's, and writable by nobody
+ * else.  False when any line failed.
+ */
+static bool
+check_roots(struct doctor *d, const struct passwd *pw,
+    const struct aisb_policy *p, const char *check)
+{
+	bool good = true;
+
+	for (size_t i = 0; i < p->project.roots.n; i++) {
+		const char *root = p->project.roots.v[i];
+		struct unsafe_at u;
+		struct stat st;
+
+		if (unsafe_above(root, &u)) {
+			report_unsafe(d, check, root, "project root", &u);
+			good = false;
+			continue;
+		}
+		if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue; /* only a root that holds the project must
+			             exist */
+		if (st.st_uid != 0 && st.st_uid != pw->pw_uid) {
+			doctor_report(d, FAIL, check,
+			    "chown it to root or to the agent",
+			    "project root %s is owned by uid %u, neither root "
+			    "nor "
+			    "the agent",
+			    root, (unsigned)st.st_uid);
+			good = false;
+		} else if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
+			doctor_report(d, FAIL, check, "chmod go-w",
+			    "project root %s is writable by group or other "
+			    "(mode "
+			    "%04o)",
+			    root, (unsigned)(st.st_mode & 07777));
+			good = false;
+		}
+	}
+	return good;
 }
 
 static void
 check_dir(struct doctor *d, const struct passwd *pw, const char *what,
-    const char *path, bool made_at_login)
+    const char *path, const struct aisb_policy *p, bool made_at_login)
 {
-	char check[300], fix[PATH_MAX + 100], pbuf[PATH_MAX];
+	char check[300], fix[PATH_MAX + 100];
+	struct unsafe_at u;
 	struct stat st;
+	bool in_root = false;
 
 	snprintf(check, sizeof(check), "%s[%s]", what, pw->pw_name);
-	if (unsafe_parent(path, pbuf, sizeof(pbuf))) {
-		doctor_report(d, FAIL, check,
-		    "make every directory above it root-owned and not writable "
-		    "by others",
-		    "'%s' above %s is a symlink, not root-owned or writable by "
-		    "others",
-		    pbuf, path);
+	/* A project under a root: the root's parents are what matter. */
+	if (p) {
+		for (size_t i = 0; i < p->project.roots.n; i++)
+			in_root |= is_under(p->project.roots.v[i], path);
+		if (!check_roots(d, pw, p, check))
+			return;
+	}
+	if (!in_root && unsafe_above(path, &u)) {
+		report_unsafe(d, check, path, what, &u);
 		return;
 	}
 	if (lstat(path, &st) < 0) {
@@ -213,9 +356,10 @@ doctor_agent_check(struct doctor *d, const struct passwd *pw)
 	doctor_groups(d, pw, p);
 	if (p) {
 		if (p->home.path && !p->home.tmpfs)
-			check_dir(d, pw, "home", p->home.path, d->pam_session);
+			check_dir(
+			    d, pw, "home", p->home.path, NULL, d->pam_session);
 		if (p->project.path)
-			check_dir(d, pw, "project", p->project.path, false);
+			check_dir(d, pw, "project", p->project.path, p, false);
 		doctor_disk(d, pw, p);
 		doctor_view(d, pw->pw_name, p);
 	}

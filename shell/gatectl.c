@@ -85,7 +85,7 @@ gatectl_spawn_rec(const char *path, const char *const argv[], pid_t *ret_pid,
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		int ctl, rec = -1;
+		int ctl, rec = -1, logf = -1, first;
 
 		/* Die with the session; mind a parent that is already gone. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
@@ -100,16 +100,21 @@ gatectl_spawn_rec(const char *path, const char *const argv[], pid_t *ret_pid,
 		 */
 		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
 			_exit(AISB_EX_HOST);
-		/* Out of the way of 3 and 4 first, then into place: fd 3
-		 * the session's end, fd 4 the egress record's. */
+		/* Out of the way of 3 to 5 first, then into place: fd 3
+		 * the session's end, fd 4 the egress record's, fd 5 the
+		 * session's fallback log (slog.h) when there is one. */
 		ctl = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
 		if (rv[1] >= 0)
 			rec = fcntl(rv[1], F_DUPFD_CLOEXEC, 10);
+		if (rec >= 0 && log_fallback_fd() >= 0)
+			logf = fcntl(log_fallback_fd(), F_DUPFD_CLOEXEC, 10);
 		if (ctl < 0 || (rv[1] >= 0 && rec < 0) || move_fd(ctl, 3) < 0 ||
-		    (rec >= 0 && move_fd(rec, 4) < 0))
+		    (rec >= 0 && move_fd(rec, 4) < 0) ||
+		    (logf >= 0 && move_fd(logf, 5) < 0))
 			_exit(AISB_EX_HOST);
-		if (close_range(rec >= 0 ? 5 : 4, ~0U, 0) < 0)
-			for (int fd = rec >= 0 ? 5 : 4; fd < 65536; fd++)
+		first = logf >= 0 ? 6 : rec >= 0 ? 5 : 4;
+		if (close_range((unsigned)first, ~0U, 0) < 0)
+			for (int fd = first; fd < 65536; fd++)
 				close(fd);
 		execve(path, av.m, envp);
 		dprintf(2, "aisb: exec %s: %s\n", path, strerror(errno));

@@ -43,6 +43,7 @@
 #include "aisb.h"
 #include "args.h"
 #include "callerenv.h"
+#include "cgroup.h"
 #include "doctor.h"
 #include "mount.h"
 #include "util.h"
@@ -711,6 +712,37 @@ jailcheck_main(void)
  * inside (an installed /usr/bin/aisb-shell is; a build tree under a
  * hidden directory is not: that is reported, not guessed around).
  */
+/*
+ * The fix for a jailcheck session that never ran its check, by status:
+ * the session itself refused (77, 78: its own line, in the output, says
+ * why), or the inner shell could not run the binary (126, 127).
+ */
+static const char *
+jc_fix(int status, int deleg)
+{
+	switch (status) {
+	case AISB_EX_HOST:
+		return deleg < 0
+		    ? "the doctor could not delegate a cgroup for the session "
+		      "(run it as root on a host with cgroups), or set "
+		      "limits.enforce = \"best-effort\"; the session's line "
+		      "above says what it could not enforce"
+		    : "this host cannot run the agent's sessions as the policy "
+		      "asks: fix what the session's line above names";
+	case AISB_EX_CONFIG:
+		return "correct the policy: aisb-shell --check-config --user "
+		       "AGENT";
+	case 126:
+	case 127:
+		return "the session cannot run this aisb-shell: install it "
+		       "under /usr (a session's view shows /usr), or name its "
+		       "directory in filesystem.readonly";
+	default:
+		return "run aisb-shell -c 'aisb-shell --jailcheck' as the "
+		       "agent to see why";
+	}
+}
+
 void
 jailcheck_session(struct doctor *d, const struct passwd *pw)
 {
@@ -720,7 +752,8 @@ jailcheck_session(struct doctor *d, const struct passwd *pw)
 	_cleanup_free_ char *out = NULL;
 	char check[300], cmd[PATH_MAX + 32], env_home[PATH_MAX + 8],
 	    env_user[300];
-	int fds[2], st = 0, n = 0;
+	char key[CGROUP_KEYLEN];
+	int fds[2], go[2], st = 0, n = 0, deleg, status;
 	size_t len = 0;
 	pid_t pid;
 
@@ -732,7 +765,8 @@ jailcheck_session(struct doctor *d, const struct passwd *pw)
 	snprintf(cmd, sizeof(cmd), "'%s' --jailcheck", self);
 	snprintf(env_home, sizeof(env_home), "HOME=%s", pw->pw_dir);
 	snprintf(env_user, sizeof(env_user), "USER=%s", pw->pw_name);
-	if (pipe2(fds, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+	if (pipe2(fds, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0 ||
+	    (pid = fork()) < 0) {
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see util.h */
 		doctor_report(
 		    d, FAIL, check, NULL, "fork: %s", strerror(errno));
@@ -745,7 +779,12 @@ jailcheck_session(struct doctor *d, const struct passwd *pw)
 		char *argv[] = {a0, a1, conf, a3, cmd, NULL};
 		char *envp[] = {path, env_home, env_user, NULL};
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		char c;
 
+		/* Until the parent has placed us in the delegated cgroup. */
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
 		if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 ||
 		    dup2(fds[1], 2) < 0 ||
 		    initgroups(pw->pw_name, pw->pw_gid) < 0 ||
@@ -762,6 +801,17 @@ jailcheck_session(struct doctor *d, const struct passwd *pw)
 		_exit(127);
 	}
 	close(fds[1]);
+	close(go[0]);
+	/*
+	 * What pam_aisb's session phase gives a login: a delegated cgroup
+	 * (lib/cgroup.h), so that the session can enforce the policy's
+	 * limits, strict ones too.  Without it (not root, no usable cgroup
+	 * hierarchy) the session says why it cannot start, below.
+	 */
+	deleg = cgroup_delegate(
+	    pw->pw_name, pw->pw_uid, pw->pw_gid, pid, key, sizeof(key));
+	(void)!write(go[1], "g", 1);
+	close(go[1]);
 	for (;;) {
 		struct pollfd p = {.fd = fds[0], .events = POLLIN};
 		ssize_t r;
@@ -783,6 +833,8 @@ jailcheck_session(struct doctor *d, const struct passwd *pw)
 	close(fds[0]);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	if (deleg == 0)
+		(void)cgroup_reap(key);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
 	    strstr(out, "jailcheck: clean")) {
 		doctor_report(d, OK, check, NULL,
@@ -812,12 +864,11 @@ jailcheck_session(struct doctor *d, const struct passwd *pw)
 			    "(filesystem.hide, fewer binds)",
 			    "%s", l);
 	}
-	if (n == 0)
-		doctor_report(d, FAIL, check,
-		    "run aisb-shell -c 'aisb-shell "
-		    "--jailcheck' as the agent; the binary must be visible "
-		    "inside",
-		    "the check did not run (status %d)%s%.300s",
-		    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
-		    len ? ": " : "", out);
+	if (n > 0)
+		return;
+	/* It did not run: say why, by who stopped it. */
+	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	doctor_report(d, FAIL, check, jc_fix(status, deleg),
+	    "the check did not run (status %d)%s%.300s", status,
+	    len ? ": " : "", out);
 }

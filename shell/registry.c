@@ -546,6 +546,15 @@ registry_prune(int dfd, const char *keep, time_t now)
 			(void)unlinkat(dfd, de->d_name, 0);
 			continue;
 		}
+		/* A session's fallback log (slog.h): kept as long as its
+		 * record, and goes with it below. */
+		if (k == REGISTRY_ID_LEN + 4 &&
+		    strcmp(de->d_name + REGISTRY_ID_LEN, ".log") == 0 &&
+		    now - st.st_mtime > (time_t)REGISTRY_KEEP_DAYS * 86400 &&
+		    strncmp(de->d_name, keep, REGISTRY_ID_LEN) != 0) {
+			(void)unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
 		if (!is_id(de->d_name) || strcmp(de->d_name, keep) == 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
@@ -570,8 +579,13 @@ registry_prune(int dfd, const char *keep, time_t now)
 	/* The newest REGISTRY_KEEP_MAX - 1 stay, with this session's. */
 	if (n >= REGISTRY_KEEP_MAX) {
 		qsort(v, n, sizeof(*v), by_age);
-		for (size_t i = 0; i + REGISTRY_KEEP_MAX - 1 < n; i++)
+		for (size_t i = 0; i + REGISTRY_KEEP_MAX - 1 < n; i++) {
+			char lf[REGISTRY_ID_LEN + 5];
+
 			(void)unlinkat(dfd, v[i].name, 0);
+			snprintf(lf, sizeof(lf), "%s.log", v[i].name);
+			(void)unlinkat(dfd, lf, 0);
+		}
 	}
 	free(v);
 }

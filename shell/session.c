@@ -361,7 +361,7 @@ init_main(void *arg, int sync_fd)
 	int slave = -1, r;
 	pid_t inner = -1;
 
-	/* The gate's record goes to the outer alone. */
+	/* The gate's record and the fallback log go to the outer alone. */
 	if (s->rec_fd >= 0)
 		close(s->rec_fd);
 	s->rec_fd = -1;
@@ -372,6 +372,7 @@ init_main(void *arg, int sync_fd)
 		redact_free(s->rd[i]);
 		s->rd[i] = NULL;
 	}
+	log_drop_fallback();
 	if ((r = stage_ids(s, sync_fd)) < 0 || (r = stage_network(s)) < 0 ||
 	    (r = stage_view(s)) < 0 || (r = stage_uts(s)) < 0 ||
 	    (r = lockdown_limit_userns()) < 0 || (r = stage_gate(s)) < 0 ||
@@ -541,6 +542,8 @@ stage_prepare(struct session *s, const struct aisb_args *a)
 		return r;
 	if ((r = slog_new_id(s->id)) < 0)
 		return log_errno(r, "getrandom: %m");
+	/* No syslog receiver: a file of this session's lines instead. */
+	slog_fallback(s->id, s->uid);
 	if ((r = form_build(
 	         a->login, a->argc, a->argv, s->pol->shell, &s->form)) < 0 ||
 	    (r = project_select(s->pol, &s->proj)) < 0 ||

@@ -58,6 +58,9 @@ struct sesslimits_state {
 	char name[96]; /* "session-<id>" */
 	bool strict;
 	unsigned wanted; /* 1 << enum cgroup_ctl with a configured limit */
+	enum aisb_notices notices;
+	char unenforced[256]; /* "limits.memory = 4G, ..." (best-effort) */
+	bool noticed; /* the one stderr line is out */
 };
 
 static void
@@ -114,12 +117,24 @@ wanted(const struct aisb_policy *p, enum cgroup_ctl c)
 	}
 }
 
+/* Best-effort: one more limit for the notice (a list, cut at its size). */
+static void
+unenforced(struct sesslimits_state *st, const char *what)
+{
+	size_t n = strlen(st->unenforced);
+
+	snprintf(st->unenforced + n, sizeof(st->unenforced) - n, "%s%s",
+	    n ? ", " : "", what);
+}
+
 /*
  * A configured limit that this host cannot enforce.  Strict: one line,
- * -EOPNOTSUPP (exit 77).  Best-effort: a warning, 0.
+ * -EOPNOTSUPP (exit 77).  Best-effort: the reason in the session's
+ * record (syslog, never stderr) and the limit on the list that notice()
+ * shows; 0.
  */
 static int
-refuse(const struct sesslimits_state *st, const struct aisb_policy *p,
+refuse(struct sesslimits_state *st, const struct aisb_policy *p,
     enum cgroup_ctl c, const char *why, const char *fix)
 {
 	char lim[64];
@@ -130,9 +145,31 @@ refuse(const struct sesslimits_state *st, const struct aisb_policy *p,
 		    FIX_BEST);
 		return -EOPNOTSUPP;
 	}
-	log_warn("%s not enforced (limits.enforce = \"best-effort\"): %s (%s)",
-	    lim, why, fix);
+	log_record(LOG_WARNING,
+	    "%s: %s not enforced (limits.enforce = \"best-effort\"): %s (%s)",
+	    st->name, lim, why, fix);
+	unenforced(st, lim);
 	return 0;
+}
+
+/*
+ * Best-effort: at most one line on stderr for the whole session, and
+ * only where limits.notices lets it: a terminal by default.  A harness
+ * feeds stderr to its model, which can do nothing about the host; the
+ * record (syslog) has every limit and its reason.
+ */
+static void
+notice(struct sesslimits_state *st)
+{
+	if (st->noticed || !st->unenforced[0] ||
+	    st->notices == AISB_NOTICES_NEVER ||
+	    (st->notices == AISB_NOTICES_TERMINAL && !isatty(2)))
+		return;
+	st->noticed = true;
+	dprintf(2,
+	    "aisb: not enforced on this host (limits.enforce = "
+	    "\"best-effort\"): %s; the system log says why\n",
+	    st->unenforced);
 }
 
 /*
@@ -401,6 +438,7 @@ sesslimits_setup(const struct aisb_policy *p, const char *session_id,
 	if (!st)
 		return log_errno(-ENOMEM, "limits: %m");
 	st->strict = p->limits.enforce == AISB_ENFORCE_STRICT;
+	st->notices = p->limits.notices;
 	for (c = 0; c < CGROUP_NCTL; c++)
 		if (wanted(p, (enum cgroup_ctl)c))
 			st->wanted |= 1U << c;
@@ -476,6 +514,7 @@ sesslimits_setup(const struct aisb_policy *p, const char *session_id,
 			return r;
 		}
 	}
+	notice(st);
 	*ret = st;
 	return 0;
 }
@@ -501,10 +540,16 @@ sesslimits_attach(struct sesslimits_state *st, pid_t pid)
 			    "limits: moving the sandbox into "
 			    "%s/%s: %m",
 			    g->dpath, st->name);
-		if (r < 0)
-			log_warn("limits: moving the sandbox into %s/%s: %s "
-			         "(best-effort: its limits do not apply)",
-			    g->dpath, st->name, strerror(-r));
+		if (r < 0) {
+			log_record(LOG_WARNING,
+			    "%s: limits: moving the sandbox into %s/%s: %s "
+			    "(best-effort: its limits do not apply)",
+			    st->name, g->dpath, st->name, strerror(-r));
+			if (g->ctls & st->wanted) {
+				unenforced(st, "the session cgroup");
+				notice(st);
+			}
+		}
 	}
 	return 0;
 }

@@ -34,4 +34,12 @@ void slog_start(const struct slog_start *s);
 void slog_end(const char *id, int status, double seconds, bool timed_out,
     bool oom, bool ended);
 
+/*
+ * With no syslog receiver (log_syslog_ok false): the session's log lines
+ * go to AISB_REGISTRY_DIR/UID/ID.log too (0600, appended; the gate gets
+ * the descriptor as its fd 5).  If that file cannot be made (no
+ * registry), they are not kept: --doctor fails on such a host.
+ */
+void slog_fallback(const char *id, uid_t uid);
+
 #endif

@@ -26,7 +26,22 @@ while True:
 # to LOG.  Returns once the listener is bound (non-zero if it never is);
 # the listener's pid is in SYSLOG_PID, for the caller to kill.
 syslog_dev() {
-	local log=$1 old n ready='' rd wr
+	local log=$1 ready='' rd wr
+	_syslog_fresh_dev || return 1
+	# A coprocess, not <(...): that needs the /dev/fd just covered up.
+	coproc _syslog_co { exec python3 -c "$_syslog_py" "$log"; }
+	# shellcheck disable=SC2034,SC2154 # for the caller; set by coproc
+	SYSLOG_PID=$_syslog_co_PID
+	rd=${_syslog_co[0]} wr=${_syslog_co[1]}
+	read -r -t 5 -u "$rd" ready
+	exec {rd}<&- {wr}>&-
+	[ "$ready" = ready ]
+}
+
+# _syslog_fresh_dev: /dev a fresh tmpfs with the usual nodes and no log
+# (inside a private mount namespace only).
+_syslog_fresh_dev() {
+	local old n
 	old=$(mktemp -d) || return 1
 	mount --bind /dev "$old" || return 1
 	mount -t tmpfs -o mode=755 tmpfs /dev || return 1
@@ -38,14 +53,6 @@ syslog_dev() {
 		mkdir /dev/pts && mount --bind "$old/pts" /dev/pts
 	fi
 	umount -l "$old" && rmdir "$old"
-	# A coprocess, not <(...): that needs the /dev/fd just covered up.
-	coproc _syslog_co { exec python3 -c "$_syslog_py" "$log"; }
-	# shellcheck disable=SC2034,SC2154 # for the caller; set by coproc
-	SYSLOG_PID=$_syslog_co_PID
-	rd=${_syslog_co[0]} wr=${_syslog_co[1]}
-	read -r -t 5 -u "$rd" ready
-	exec {rd}<&- {wr}>&-
-	[ "$ready" = ready ]
 }
 
 # with_syslog LOG CMD...: empty LOG, then run CMD (a program: a shell
@@ -62,4 +69,15 @@ with_syslog() {
 		"$@"; rc=$?
 		sleep 0.3; kill "$SYSLOG_PID"; wait "$SYSLOG_PID" 2>/dev/null
 		exit $rc' with_syslog "$SYSLOG_LIB" "$log" "$@"
+}
+
+# without_syslog CMD...: run CMD (a program) where nothing listens on
+# /dev/log: a private mount namespace whose /dev has no log at all,
+# whatever the host runs.  Returns CMD's status.
+without_syslog() {
+	unshare -m --propagation private bash -c '
+		. "$1"; shift
+		_syslog_fresh_dev || { echo "without_syslog: no fresh /dev" >&2; exit 1; }
+		[ ! -e /dev/log ] || { echo "without_syslog: /dev/log still there" >&2; exit 1; }
+		exec "$@"' without_syslog "$SYSLOG_LIB" "$@"
 }

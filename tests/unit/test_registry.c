@@ -353,8 +353,32 @@ TEST(prune)
 		    {now - 40 * 86400, 0}, {now - 40 * 86400, 0}};
 
 		utimensat(dfd, name, ts, 0);
+		/* Fallback logs (slog.h): of the oldest, which goes; of a
+		 * kept one; one older than the days, alone. */
+		for (int i = 0; i < 3; i++) {
+			int fd;
+
+			snprintf(name, sizeof(name), "%032x.log",
+			    i == 0       ? 1
+			        : i == 1 ? 2 + REGISTRY_KEEP_MAX
+			                 : 998);
+			fd = openat(
+			    dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+			if (fd >= 0)
+				close(fd);
+			if (i == 2)
+				utimensat(dfd, name, ts, 0);
+		}
 	}
 	registry_prune(dfd, "00000000000000000000000000000000", now);
+	snprintf(name, sizeof(name), "%032x.log", 1);
+	ok(faccessat(dfd, name, F_OK, 0) < 0,
+	    "a pruned session's .log went with it");
+	snprintf(name, sizeof(name), "%032x.log", 2 + REGISTRY_KEEP_MAX);
+	ok(faccessat(dfd, name, F_OK, 0) == 0, "a kept session's .log stays");
+	snprintf(name, sizeof(name), "%032x.log", 998);
+	ok(faccessat(dfd, name, F_OK, 0) < 0, "a .log older than %d days went",
+	    REGISTRY_KEEP_DAYS);
 	for (int i = 0; i < REGISTRY_KEEP_MAX + 10; i++) {
 		snprintf(name, sizeof(name), "%032x", i);
 		n += faccessat(dfd, name, F_OK, 0) == 0;
