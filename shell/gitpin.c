@@ -689,6 +689,37 @@ main_gitdir(struct gitpin *g, const char *gd, struct seen *s, const char *wt,
 }
 
 /*
+ * The first step into the directory rel (a worktree when wt, else a git
+ * directory) at depth d: refuses too deep a nesting, holds it (the agent
+ * cannot rename it away and put another there) with *fd open on it, and
+ * gives its new entry in *s.  1 then; 0 when it is missing or was
+ * handled already; a negative errno on failure.
+ */
+static int
+enter_once(struct gitpin *g, const char *rel, bool wt, unsigned d, int *fd,
+    struct seen **s)
+{
+	char w[PATHN + 64];
+	int r;
+
+	*s = NULL;
+	if (d > GITPIN_MAX_DEPTH)
+		return log_errno(-SESSION_EPOLICY,
+		    "%s: %s nest deeper than %d; refusing",
+		    what(g, rel, w, sizeof(w)),
+		    wt ? "worktrees" : "git directories", GITPIN_MAX_DEPTH);
+	if ((r = pin_path(g->c, rel, PIN_DIR | PIN_OPTIONAL, NULL,
+	         what(g, rel, w, sizeof(w)), fd)) < 0)
+		return r;
+	if (*fd < 0)
+		return 0;
+	if (seen_get(g, *fd, wt, false, &r) || r < 0)
+		return r;
+	*s = seen_get(g, *fd, wt, true, &r);
+	return *s ? 1 : r;
+}
+
+/*
  * The git directory gd (relative to the project), for the worktree wt
  * when known.  Its commondir says whether it is a main git directory
  * or a linked worktree's; a main one without commondir gets ".".
@@ -704,20 +735,7 @@ gitdir(struct gitpin *g, const char *gd, const char *wt, unsigned d)
 	size_t len;
 	int r;
 
-	if (d > GITPIN_MAX_DEPTH)
-		return log_errno(-SESSION_EPOLICY,
-		    "%s: git directories nest deeper than %d; refusing",
-		    what(g, gd, w, sizeof(w)), GITPIN_MAX_DEPTH);
-	/* Held: the agent cannot rename it away and put another there. */
-	if ((r = pin_path(g->c, gd, PIN_DIR | PIN_OPTIONAL, NULL,
-	         what(g, gd, w, sizeof(w)), &fd)) < 0)
-		return r;
-	if (fd < 0)
-		return 0;
-	if (seen_get(g, fd, false, false, &r) || r < 0)
-		return r;
-	s = seen_get(g, fd, false, true, &r);
-	if (!s)
+	if ((r = enter_once(g, gd, false, d, &fd, &s)) <= 0)
 		return r;
 	if (pin_join(gd, "commondir", rel, sizeof(rel)) < 0)
 		return -ENAMETOOLONG;
@@ -839,21 +857,11 @@ worktree(struct gitpin *g, const char *wt, bool top, unsigned d)
 {
 	_cleanup_close_ int fd = -1;
 	char dotgit[PATHN], gd[PATHN], w[PATHN + 64];
+	struct seen *s;
 	struct stat st;
 	int r;
 
-	if (d > GITPIN_MAX_DEPTH)
-		return log_errno(-SESSION_EPOLICY,
-		    "%s: worktrees nest deeper than %d; refusing",
-		    what(g, wt, w, sizeof(w)), GITPIN_MAX_DEPTH);
-	if ((r = pin_path(g->c, wt, PIN_DIR | PIN_OPTIONAL, NULL,
-	         what(g, wt, w, sizeof(w)), &fd)) < 0)
-		return r;
-	if (fd < 0)
-		return 0;
-	if (seen_get(g, fd, true, false, &r) || r < 0)
-		return r;
-	if (!seen_get(g, fd, true, true, &r))
+	if ((r = enter_once(g, wt, true, d, &fd, &s)) <= 0)
 		return r;
 	if (pin_join(wt, ".git", dotgit, sizeof(dotgit)) < 0)
 		return -ENAMETOOLONG;
