@@ -50,6 +50,8 @@
 #define NOTICE_QUEUE 32
 #define TOTALS_EVERY_MS 1000
 #define WHY_MAX 200
+/* A rule's name ("network.suffix_names" is the longest), cut short. */
+#define RULE_MAX 24
 
 enum { VIA_PROXY = 1, VIA_CAPTURE = 2, VIA_DNS = 4 };
 
@@ -62,7 +64,7 @@ struct ent {
 	uint16_t port;
 	uint8_t via;
 	bool dirty, noticed;
-	char rule[24];
+	char rule[RULE_MAX];
 	char *why;
 	char name[];
 };
@@ -71,7 +73,7 @@ struct notice {
 	const char *kind;
 	char name[HOST_MAX + 1];
 	uint16_t port;
-	char rule[24];
+	char rule[RULE_MAX];
 	char why[WHY_MAX];
 };
 
@@ -407,20 +409,34 @@ notice(struct ent *e, bool noticed, const char *kind, uint16_t port,
 
 /* ---- what record.c hands over ---- */
 
-void
-egress_allow(const struct record_conn *s, const char *why, bool again)
+/* The entry for the connection s (its name as the record keeps it, and
+ * its port); NULL when the table is full, and then the decision is
+ * counted in *dropped. */
+static struct ent *
+conn_ent(
+    const struct record_conn *s, unsigned long long *dropped, bool *noticed)
 {
 	char name[HOST_MAX + 1];
-	bool noticed;
 	struct ent *e;
 
 	record_name(s->name, name);
-	e = lookup(name, (uint16_t)s->port, &noticed);
+	e = lookup(name, (uint16_t)s->port, noticed);
 	if (e == NULL) {
-		drop_other++;
+		(*dropped)++;
 		drop_dirty = true;
-		return;
 	}
+	return e;
+}
+
+void
+egress_allow(const struct record_conn *s, const char *why, bool again)
+{
+	bool noticed;
+	struct ent *e;
+
+	e = conn_ent(s, &drop_other, &noticed);
+	if (e == NULL)
+		return;
 	if (!again) {
 		e->allowed++;
 		e->open++;
@@ -431,15 +447,11 @@ egress_allow(const struct record_conn *s, const char *why, bool again)
 void
 egress_deny(const struct record_conn *s, const char *rule, const char *why)
 {
-	char name[HOST_MAX + 1];
 	bool noticed;
 	struct ent *e;
 
-	record_name(s->name, name);
-	e = lookup(name, (uint16_t)s->port, &noticed);
+	e = conn_ent(s, &drop_denied, &noticed);
 	if (e == NULL) {
-		drop_denied++;
-		drop_dirty = true;
 		notice(NULL, false, "deny", 0, rule, NULL);
 		return;
 	}
@@ -451,15 +463,11 @@ egress_deny(const struct record_conn *s, const char *rule, const char *why)
 void
 egress_unreachable(const struct record_conn *s, const char *why)
 {
-	char name[HOST_MAX + 1];
 	bool noticed, unresolved;
 	struct ent *e;
 
-	record_name(s->name, name);
-	e = lookup(name, (uint16_t)s->port, &noticed);
+	e = conn_ent(s, &drop_other, &noticed);
 	if (e == NULL) {
-		drop_other++;
-		drop_dirty = true;
 		notice(NULL, false, "unreachable", 0, NULL, NULL);
 		return;
 	}
