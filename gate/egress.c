@@ -49,6 +49,8 @@
 #define NOTICE_EVERY_MS 2000
 #define NOTICE_QUEUE 32
 #define TOTALS_EVERY_MS 1000
+/* How long egress_finish() waits for room for each last message. */
+#define FINISH_SEND_S 2
 #define WHY_MAX 200
 /* A rule's name ("network.suffix_names" is the longest), cut short. */
 #define RULE_MAX 24
@@ -331,7 +333,7 @@ egress_tick(uint64_t now)
 void
 egress_finish(void)
 {
-	struct timeval tv = {2, 0};
+	struct timeval tv = {FINISH_SEND_S, 0};
 	int fl;
 
 	if (rec_fd >= 0) {
