@@ -1,8 +1,8 @@
 /*
  * fuzz_inject.c: the request heads inside a terminated TLS connection
  * (gate/inject.c over gate/http.c's http_parse_origin_head), with two
- * credentials as tls.c sets them up (one for this host, one not; one
- * bare header, one Basic), then the body framing of what follows.
+ * credentials as gate/vault.c sets them up (one for this host, one not;
+ * one bare header, one Bearer), then the body framing of what follows.
  * Checks what must hold for any input: a head that parses fits the
  * output, the value appears in the output only in its own header and
  * only for the credential of this host, and never for a foreign one.
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "../lib/injectcred.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -41,25 +42,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char out[HTTP_HEAD_MAX + 4096];
 	static const struct inject_cred creds[2] = {
-	    {.name = "api",
-	        .hname = "x-api-key",
-	        .ph = PH,
-	        .ph_raw = sizeof(PH) - 1,
-	        .ph_hdr = PH,
-	        .ph_len = sizeof(PH) - 1,
-	        .val_hdr = VAL,
-	        .val_len = sizeof(VAL) - 1,
-	        .here = true},
-	    {.name = "gh",
-	        .hname = "authorization",
-	        .ph = PH2,
-	        .ph_raw = sizeof(PH2) - 1,
-	        .ph_hdr = "Bearer " PH2,
-	        .ph_len = sizeof("Bearer " PH2) - 1,
-	        .val_hdr = "Bearer " VAL2,
-	        .val_len = sizeof("Bearer " VAL2) - 1,
-	        .ci_len = 7,
-	        .here = false},
+	    INJECT_CRED_BARE("api", "x-api-key", PH, VAL, true),
+	    INJECT_CRED_SCHEME(
+	        "gh", "authorization", "Bearer", PH2, VAL2, false),
 	};
 	const struct inject_target t = {.host = "api.example.test",
 	    .port = 443,

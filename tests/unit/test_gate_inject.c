@@ -9,39 +9,17 @@
 
 #include "tap.h"
 #include "gate.h"
+#include "injectcred.h"
 
 #define PH "sk-test-PLACEHOLDERabcdefghij"
 #define VAL "sk-test-REALVALUEzyxwvutsrqpo"
 
 static const struct inject_cred creds[3] = {
-    {.name = "api",
-        .hname = "x-api-key",
-        .ph = PH,
-        .ph_raw = sizeof(PH) - 1,
-        .ph_hdr = PH,
-        .ph_len = sizeof(PH) - 1,
-        .val_hdr = VAL,
-        .val_len = sizeof(VAL) - 1,
-        .here = true},
-    {.name = "bearer",
-        .hname = "Authorization",
-        .ph = "PH2PH2PH2PH2PH2PH2",
-        .ph_raw = 18,
-        .ph_hdr = "Bearer PH2PH2PH2PH2PH2PH2",
-        .ph_len = 25,
-        .val_hdr = "Bearer VALUE2VALUE2VALUE2",
-        .val_len = 25,
-        .ci_len = 7,
-        .here = true},
-    {.name = "elsewhere",
-        .hname = "x-other-key",
-        .ph = "PH3PH3PH3PH3PH3PH3",
-        .ph_raw = 18,
-        .ph_hdr = "PH3PH3PH3PH3PH3PH3",
-        .ph_len = 18,
-        .val_hdr = "VALUE3VALUE3VALUE3",
-        .val_len = 18,
-        .here = false},
+    INJECT_CRED_BARE("api", "x-api-key", PH, VAL, true),
+    INJECT_CRED_SCHEME("bearer", "Authorization", "Bearer",
+        "PH2PH2PH2PH2PH2PH2", "VALUE2VALUE2VALUE2", true),
+    INJECT_CRED_BARE("elsewhere", "x-other-key", "PH3PH3PH3PH3PH3PH3",
+        "VALUE3VALUE3VALUE3", false),
 };
 static const struct inject_target tgt = {
     .host = "api.example.test", .port = 443, .creds = creds, .ncreds = 3};
