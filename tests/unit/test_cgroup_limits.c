@@ -34,14 +34,36 @@
 #define TGID 26902
 
 static struct cgroup_host host;
-static int report[2];
+
+/* A test child's TAP counts, sent to its parent over fd: false when the
+ * write fails. */
+static bool
+counts_send(int fd)
+{
+	int counts[2] = {tap_n, tap_failed};
+
+	return write(fd, counts, sizeof(counts)) == sizeof(counts);
+}
+
+/* The parent goes on from the counts its child sent over fd (when it
+ * sent them). */
+static void
+counts_take(int fd)
+{
+	int counts[2];
+
+	if (read(fd, counts, sizeof(counts)) == sizeof(counts)) {
+		tap_n = counts[0];
+		tap_failed = counts[1];
+	}
+}
 
 /* Run fn in a child, as TUID, delegated or not; its TAP lines count. */
 static void
 as_user(bool delegate, void (*fn)(const char *key))
 {
 	char key[CGROUP_KEYLEN] = "";
-	int counts[2], st;
+	int report[2], st;
 	pid_t pid;
 
 	if (pipe2(report, O_CLOEXEC) < 0)
@@ -60,25 +82,18 @@ as_user(bool delegate, void (*fn)(const char *key))
 		    setresuid(TUID, TUID, TUID) < 0)
 			_exit(92);
 		fn(key);
-		counts[0] = tap_n;
-		counts[1] = tap_failed;
-		if (write(report[1], counts, sizeof(counts)) != sizeof(counts))
+		if (!counts_send(report[1]))
 			_exit(93);
 		_exit(0);
 	}
 	close(report[1]);
 	if (read(report[0], key, sizeof(key)) != sizeof(key))
 		key[0] = '\0';
-	if (read(report[0], counts, sizeof(counts)) == sizeof(counts)) {
-		tap_n = counts[0];
-		tap_failed = counts[1];
-	}
+	counts_take(report[0]);
 	close(report[0]);
 	waitpid(pid, &st, 0);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "the test child finished "
-	    "(status %d)",
-	    st);
+	    "the test child finished (status %d)", st);
 	if (key[0])
 		is_int(cgroup_reap(key), 0, "delegated cgroup reaped");
 }
@@ -468,7 +483,7 @@ v2_unit(void)
 	static const char *const files[] = {
 	    "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"};
 	char unit[64], f[128], pid[16], buf[512];
-	int pp[2], counts[2], st, fd;
+	int pp[2], st, fd;
 	size_t i;
 	pid_t child;
 
@@ -521,17 +536,12 @@ v2_unit(void)
 		sesslimits_teardown(ls);
 		snprintf(f, sizeof(f), "%s/session-unit", unit);
 		ok(access(f, F_OK) < 0, "v2 unit: session cgroup removed");
-		counts[0] = tap_n;
-		counts[1] = tap_failed;
-		if (write(pp[1], counts, sizeof(counts)) != sizeof(counts))
+		if (!counts_send(pp[1]))
 			_exit(93);
 		_exit(0);
 	}
 	close(pp[1]);
-	if (read(pp[0], counts, sizeof(counts)) == sizeof(counts)) {
-		tap_n = counts[0];
-		tap_failed = counts[1];
-	}
+	counts_take(pp[0]);
 	close(pp[0]);
 	waitpid(child, &st, 0);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -544,7 +554,7 @@ v2_unit(void)
 static void
 v2_emulated(void)
 {
-	int pp[2], counts[2], st;
+	int pp[2], st;
 	pid_t pid;
 
 	if (pipe2(pp, O_CLOEXEC) < 0)
@@ -570,17 +580,12 @@ v2_emulated(void)
 				         "seen as v2",
 				    "v2 code paths on a v1 host");
 		}
-		counts[0] = tap_n;
-		counts[1] = tap_failed;
-		if (write(pp[1], counts, sizeof(counts)) != sizeof(counts))
+		if (!counts_send(pp[1]))
 			_exit(1);
 		_exit(0);
 	}
 	close(pp[1]);
-	if (read(pp[0], counts, sizeof(counts)) == sizeof(counts)) {
-		tap_n = counts[0];
-		tap_failed = counts[1];
-	}
+	counts_take(pp[0]);
 	close(pp[0]);
 	waitpid(pid, &st, 0);
 }
