@@ -13,6 +13,16 @@
 
 #include "notice.h"
 
+/* The longest notice line written whole, its newline included: far under
+ * PIPE_BUF, so a pipe takes it in one piece. */
+#define NOTICE_LINE_MAX 600
+/* A CSI parameter stops growing here (the modes that matter are
+ * shorter). */
+#define CSI_PARAM_CAP 100000
+
+/* The DEC private modes of the alternate screen (CSI ? N h / l). */
+enum { ALT_SCREEN = 47, ALT_SCREEN_1047 = 1047, ALT_SCREEN_SAVE = 1049 };
+
 enum { T_TEXT, T_ESC, T_CSI, T_STR, T_STR_ESC };
 
 void
@@ -31,7 +41,8 @@ notice_track_ok(const struct notice_track *t)
 static void
 csi_param_end(struct notice_track *t)
 {
-	if (t->param == 47 || t->param == 1047 || t->param == 1049)
+	if (t->param == ALT_SCREEN || t->param == ALT_SCREEN_1047 ||
+	    t->param == ALT_SCREEN_SAVE)
 		t->alt_param = true;
 	t->param = 0;
 }
@@ -79,7 +90,7 @@ notice_track_feed(struct notice_track *t, const char *p, size_t n)
 			if (c == '?' && t->param == 0 && !t->priv) {
 				t->priv = true;
 			} else if (c >= '0' && c <= '9') {
-				if (t->param < 100000)
+				if (t->param < CSI_PARAM_CAP)
 					t->param = t->param * 10 + (c - '0');
 			} else if (c == ';' || c == ':') {
 				csi_param_end(t);
@@ -148,7 +159,7 @@ notice_fd_open(void)
 int
 notice_stderr(const char *line, size_t n)
 {
-	char buf[600];
+	char buf[NOTICE_LINE_MAX];
 	ssize_t w;
 
 	if (nfd == -2)
