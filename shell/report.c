@@ -11,6 +11,9 @@
 
 #include "report.h"
 
+/* A relative age ("10m", "3d") is fewer units than this. */
+#define SINCE_AGE_MAX 100000000
+
 bool
 report_root(const char *what)
 {
@@ -34,16 +37,17 @@ report_target(const char *arg, struct report_target *t)
 
 	memset(t, 0, sizeof(*t));
 	pw = n == REGISTRY_ID_LEN && hex(arg) ? NULL : getpwnam(arg);
-	if (pw == NULL && hex(arg) && n >= 8 && n <= REGISTRY_ID_LEN) {
+	if (pw == NULL && hex(arg) && n >= REPORT_ID_MIN &&
+	    n <= REGISTRY_ID_LEN) {
 		t->by_id = true;
 		memcpy(t->id, arg, n + 1);
 		return 0;
 	}
 	if (pw == NULL) {
 		fprintf(stderr,
-		    "aisb-shell: '%s' is neither a session id (at least 8 of "
+		    "aisb-shell: '%s' is neither a session id (at least %d of "
 		    "its hex digits) nor a user\n",
-		    arg);
+		    arg, REPORT_ID_MIN);
 		return -ENOENT;
 	}
 	t->uid = pw->pw_uid;
@@ -124,7 +128,7 @@ report_since(const char *s, time_t now, time_t *ret)
 		errno = 0;
 		v = strtoll(s, &end, 10);
 		if (!errno && end != s && end[0] && !end[1] && v >= 0 &&
-		    v < 100000000) {
+		    v < SINCE_AGE_MAX) {
 			long long mul = end[0] == 's' ? 1
 			    : end[0] == 'm'           ? 60
 			    : end[0] == 'h'           ? 3600

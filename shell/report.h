@@ -17,9 +17,12 @@
 /* Root only; otherwise one line and false. */
 bool report_root(const char *what);
 
+/* The shortest start of a session id a target may give. */
+#define REPORT_ID_MIN 8
+
 /*
- * A target: a session id, or a unique prefix of at least 8 of its hex
- * digits when no user has that name; else a user name.
+ * A target: a session id, or a unique prefix of at least REPORT_ID_MIN
+ * of its hex digits when no user has that name; else a user name.
  */
 struct report_target {
 	bool by_id;
