@@ -79,6 +79,16 @@ hdr_size(const struct aisb_credential *c, size_t n)
 	return 6 + (t + 2) / 3 * 4 + 1;
 }
 
+/* An upper bound of what hdr_text takes from the vault for a secret of
+ * n bytes: the plain text, and for Basic its base64 as well. */
+static size_t
+hdr_need(const struct aisb_credential *c, size_t n)
+{
+	size_t t = strlen(c->format) + n + 1;
+
+	return c->basic ? t + hdr_size(c, n) : t;
+}
+
 /*
  * The header's value for secret s (n bytes) into the vault: the format
  * with %s replaced, base64-encoded after "Basic " for Basic.
@@ -141,16 +151,16 @@ vault_recv(int ctl, const struct aisb_policy *p)
 {
 	enum { CAP = 10 + 2 * POLICY_CRED_MAX + 64 };
 	char *msg;
-	size_t i, need = 0;
+	size_t i, need = CAP;
 	int r = 0;
 
 	if (p->ncreds == 0)
 		return 0;
+	/* Everything the loop below takes, for the largest messages. */
 	for (i = 0; i < p->ncreds; i++)
-		need += 3 * (POLICY_CRED_MAX + 64) +
-		    2 *
-		        (hdr_size(&p->creds[i], POLICY_CRED_MAX + 64) +
-		            POLICY_CRED_MAX + 64 + 300);
+		need += POLICY_CRED_MAX + 64 + 1 + POLICY_CRED_MAX + 1 +
+		    hdr_need(&p->creds[i], POLICY_CRED_MAX + 64) +
+		    hdr_need(&p->creds[i], POLICY_CRED_MAX);
 	region_len = (need + 4095) & ~(size_t)4095;
 	region = mmap(NULL, region_len, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
