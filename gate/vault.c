@@ -25,6 +25,14 @@
 #include "log.h"
 
 #define VAULT_WAIT_MS 10000
+/* A "cred" message: "cred" I N PLEN VLEN (10 bytes, shell/gatectl.h),
+ * the placeholder (at most PH_MAX bytes: the value's length and a
+ * margin over CRED_MIN_RANDOM, shell/cred.h), then the value. */
+#define CRED_HEAD 10
+#define PH_MAX (POLICY_CRED_MAX + 64)
+#define CRED_MSG_MAX (CRED_HEAD + PH_MAX + POLICY_CRED_MAX)
+/* "Basic ": the scheme word before base64. */
+#define BASIC_LEN 6
 
 static struct vault_cred *creds;
 static size_t ncreds;
@@ -76,7 +84,7 @@ hdr_size(const struct aisb_credential *c, size_t n)
 {
 	size_t t = strlen(c->format) + n;
 
-	return 6 + (t + 2) / 3 * 4 + 1;
+	return BASIC_LEN + (t + 2) / 3 * 4 + 1;
 }
 
 /* An upper bound of what hdr_text takes from the vault for a secret of
@@ -118,8 +126,8 @@ hdr_text(const struct aisb_credential *c, const char *s, size_t n, size_t *len)
 	memcpy(plain, c->format, pre);
 	memcpy(plain + pre, s, n);
 	memcpy(plain + pre + n, pct + 2, post);
-	memcpy(out, "Basic ", 6);
-	b64((const unsigned char *)plain, t, out + 6);
+	memcpy(out, "Basic ", BASIC_LEN);
+	b64((const unsigned char *)plain, t, out + BASIC_LEN);
 	explicit_bzero(plain, t + 1);
 	*len = strlen(out);
 	return out;
@@ -149,17 +157,16 @@ recv_one(int ctl, char *msg, size_t cap, size_t *len)
 int
 vault_recv(int ctl, const struct aisb_policy *p)
 {
-	enum { CAP = 10 + 2 * POLICY_CRED_MAX + 64 };
 	char *msg;
-	size_t i, need = CAP;
+	size_t i, need = CRED_MSG_MAX;
 	int r = 0;
 
 	if (p->ncreds == 0)
 		return 0;
 	/* Everything the loop below takes, for the largest messages. */
 	for (i = 0; i < p->ncreds; i++)
-		need += POLICY_CRED_MAX + 64 + 1 + POLICY_CRED_MAX + 1 +
-		    hdr_need(&p->creds[i], POLICY_CRED_MAX + 64) +
+		need += PH_MAX + 1 + POLICY_CRED_MAX + 1 +
+		    hdr_need(&p->creds[i], PH_MAX) +
 		    hdr_need(&p->creds[i], POLICY_CRED_MAX);
 	region_len = (need + 4095) & ~(size_t)4095;
 	region = mmap(NULL, region_len, PROT_READ | PROT_WRITE,
@@ -173,7 +180,7 @@ vault_recv(int ctl, const struct aisb_policy *p)
 		log_debug("credentials not locked in memory (RLIMIT_MEMLOCK), "
 		          "ignoring: %m");
 	creds = calloc(p->ncreds, sizeof(*creds));
-	msg = vault_alloc(CAP);
+	msg = vault_alloc(CRED_MSG_MAX);
 	if (creds == NULL || msg == NULL)
 		return log_errno(-ENOMEM, "aisb-gate: out of memory");
 	for (i = 0; i < p->ncreds && r == 0; i++) {
@@ -181,20 +188,20 @@ vault_recv(int ctl, const struct aisb_policy *p)
 		const struct aisb_credential *c = &p->creds[i];
 		size_t len = 0, pl, vl;
 
-		r = recv_one(ctl, msg, CAP, &len);
+		r = recv_one(ctl, msg, CRED_MSG_MAX, &len);
 		if (r < 0)
 			break;
-		pl = len >= 10
+		pl = len >= CRED_HEAD
 		    ? (size_t)(unsigned char)msg[6] << 8 | (unsigned char)msg[7]
 		    : 0;
-		vl = len >= 10
+		vl = len >= CRED_HEAD
 		    ? (size_t)(unsigned char)msg[8] << 8 | (unsigned char)msg[9]
 		    : 0;
-		if (len < 10 || memcmp(msg, "cred", 4) != 0 ||
+		if (len < CRED_HEAD || memcmp(msg, "cred", 4) != 0 ||
 		    (unsigned char)msg[4] != i ||
 		    (unsigned char)msg[5] != p->ncreds || pl == 0 || vl == 0 ||
-		    pl > POLICY_CRED_MAX + 64 || vl > POLICY_CRED_MAX ||
-		    10 + pl + vl != len) {
+		    pl > PH_MAX || vl > POLICY_CRED_MAX ||
+		    CRED_HEAD + pl + vl != len) {
 			r = -EPROTO;
 			break;
 		}
@@ -205,10 +212,10 @@ vault_recv(int ctl, const struct aisb_policy *p)
 			r = -ENOMEM;
 			break;
 		}
-		memcpy(v->ph, msg + 10, pl);
+		memcpy(v->ph, msg + CRED_HEAD, pl);
 		v->ph[pl] = '\0';
 		v->ph_len = pl;
-		memcpy(v->value, msg + 10 + pl, vl);
+		memcpy(v->value, msg + CRED_HEAD + pl, vl);
 		v->value[vl] = '\0';
 		v->value_len = vl;
 		v->ph_hdr = hdr_text(c, v->ph, pl, &v->ph_hdr_len);
@@ -219,12 +226,12 @@ vault_recv(int ctl, const struct aisb_policy *p)
 		}
 		/* The scheme word: "Bearer ", "Basic ", or nothing. */
 		v->ci_len = c->basic
-		    ? 6
+		    ? BASIC_LEN
 		    : (size_t)(strstr(c->format, "%s") - c->format);
-		explicit_bzero(msg, CAP);
+		explicit_bzero(msg, CRED_MSG_MAX);
 		ncreds = i + 1;
 	}
-	explicit_bzero(msg, CAP);
+	explicit_bzero(msg, CRED_MSG_MAX);
 	if (r < 0)
 		return log_errno(r,
 		    "aisb-gate: the session did not hand over its "
