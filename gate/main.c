@@ -41,6 +41,11 @@
 
 #define CTL_FD 3
 #define RECV_TIMEOUT_S 60
+/* Room for the session CA's certificate in PEM (its P-256 certificate
+ * takes well under 2 KiB), and the head of the "ca" message: "ca" and
+ * its 8-digit subject hash (shell/gatectl.h). */
+#define CA_PEM_MAX 16384
+#define CA_MSG_HEAD 10
 
 static int
 read_text(const char *path, char *buf, size_t len)
@@ -307,7 +312,7 @@ main(int argc, char **argv)
 	 * certificate goes back for the sandbox's /etc view.
 	 */
 	if (p->ncreds > 0) {
-		char ca[16384], cahash[9], msg[16384 + 10];
+		char ca[CA_PEM_MAX], cahash[9], msg[CA_MSG_HEAD + CA_PEM_MAX];
 		int n;
 
 		if (vault_recv(CTL_FD, p) < 0)
@@ -320,9 +325,9 @@ main(int argc, char **argv)
 			return AISB_EX_HOST;
 		memcpy(msg, "ca", 2);
 		memcpy(msg + 2, cahash, 8);
-		memcpy(msg + 10, ca, (size_t)n);
-		if (send(CTL_FD, msg, (size_t)n + 10, MSG_NOSIGNAL) !=
-		    (ssize_t)n + 10) {
+		memcpy(msg + CA_MSG_HEAD, ca, (size_t)n);
+		if (send(CTL_FD, msg, (size_t)n + CA_MSG_HEAD, MSG_NOSIGNAL) !=
+		    (ssize_t)n + CA_MSG_HEAD) {
 			log_err("aisb-gate: cannot hand the session CA over: "
 			        "%m");
 			return AISB_EX_HOST;
