@@ -51,6 +51,9 @@
 #define TLS_BUF 16384 /* one TLS record of plaintext */
 #define TLS_BUNDLE_MAX (8 << 20)
 
+/* process() copies a body's bytes from rbuf to wbuf whole. */
+_Static_assert(TLS_BUF <= HTTP_HEAD_MAX, "wbuf must take a full rbuf");
+
 enum tls_phase { TP_UP_HS, TP_SEND_200, TP_CL_HS, TP_RELAY };
 enum tls_req { TR_HEAD, TR_BODY, TR_RAW, TR_STOP };
 
@@ -407,7 +410,8 @@ answer(struct tls *t)
 	    "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
 	    "Content-Length: %zu\r\nConnection: close\r\n"
 	    "X-Aisb-Reason: %s\r\n\r\naisb: %s\n",
-	    t->err_code, text, strlen(t->err_why) + 7, t->err_rule, t->err_why);
+	    t->err_code, text, sizeof("aisb: \n") - 1 + strlen(t->err_why),
+	    t->err_rule, t->err_why);
 
 	t->doff = 0;
 	t->dlen = n > 0 && n < TLS_BUF ? (size_t)n : 0;
