@@ -32,6 +32,7 @@
 #define CA_DAYS 3650 /* the CA dies with the session's key anyway */
 #define LEAF_DAYS 30
 #define LEAF_MAX 256 /* names with a certificate */
+#define DAY_S 86400
 
 static EVP_PKEY *ca_key, *leaf_key;
 static X509 *ca_cert;
@@ -87,8 +88,8 @@ new_cert(const char *cn, long days)
 		return NULL;
 	n = X509_get_subject_name(c);
 	if (!X509_set_version(c, 2) || set_serial(c) < 0 ||
-	    !X509_gmtime_adj(X509_getm_notBefore(c), -86400) ||
-	    !X509_gmtime_adj(X509_getm_notAfter(c), days * 86400) ||
+	    !X509_gmtime_adj(X509_getm_notBefore(c), -DAY_S) ||
+	    !X509_gmtime_adj(X509_getm_notAfter(c), days * DAY_S) ||
 	    !X509_NAME_add_entry_by_txt(
 	        n, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0)) {
 		X509_free(c);
@@ -229,7 +230,7 @@ ca_leaf(const char *name, X509 **ret_cert, EVP_PKEY **ret_key)
 			break;
 		}
 	/* A day before it ends (a session of a month), a new one. */
-	if (l != NULL && now + 86400 < l->until) {
+	if (l != NULL && now + DAY_S < l->until) {
 		*ret_cert = l->cert;
 		*ret_key = leaf_key;
 		return 0;
@@ -246,7 +247,7 @@ ca_leaf(const char *name, X509 **ret_cert, EVP_PKEY **ret_key)
 	} else
 		X509_free(l->cert);
 	l->cert = make_leaf(name);
-	l->until = now + (time_t)LEAF_DAYS * 86400;
+	l->until = now + (time_t)LEAF_DAYS * DAY_S;
 	if (l->cert == NULL) {
 		*l = leaves[--nleaves];
 		return -EIO;
