@@ -368,8 +368,7 @@ print_json(const struct found *f, const char *allow, const struct suggs *s)
 
 		printf("%s\n {\"id\": ", i ? "," : "");
 		report_json_str(stdout, r->s.id);
-		printf(", \"user\": ");
-		report_json_str(stdout, r->s.user);
+		report_json_field(stdout, "user", r->s.user);
 		printf(", \"uid\": %u, \"pid\": %d, \"started\": %lld, "
 		       "\"state\": \"%s\"",
 		    (unsigned)r->s.uid, (int)r->s.pid, (long long)r->s.started,
@@ -382,14 +381,10 @@ print_json(const struct found *f, const char *allow, const struct suggs *s)
 			printf("}");
 		} else
 			printf(", \"ended\": null");
-		printf(", \"peer\": ");
-		report_json_str(stdout, r->s.peer);
-		printf(", \"tty\": ");
-		report_json_str(stdout, r->s.tty);
-		printf(", \"network\": ");
-		report_json_str(stdout, r->s.mode);
-		printf(", \"project\": ");
-		report_json_str(stdout, r->s.project);
+		report_json_field(stdout, "peer", r->s.peer);
+		report_json_field(stdout, "tty", r->s.tty);
+		report_json_field(stdout, "network", r->s.mode);
+		report_json_field(stdout, "project", r->s.project);
 		printf(", \"up\": %llu, \"down\": %llu, \"open\": %llu, "
 		       "\"hidden\": %llu, \"dropped\": {\"denied\": %llu, "
 		       "\"other\": %llu}, \"egress\": [",
@@ -406,8 +401,7 @@ print_json(const struct found *f, const char *allow, const struct suggs *s)
 			report_json_str(stdout, e->name);
 			printf(", \"port\": %u, \"via\": ", (unsigned)e->port);
 			report_json_str(stdout, e->via);
-			printf(", \"rule\": ");
-			report_json_str(stdout, e->rule);
+			report_json_field(stdout, "rule", e->rule);
 			printf(", \"allowed\": %llu, \"denied\": %llu, "
 			       "\"failed\": %llu, \"lookups\": %llu, "
 			       "\"open\": %llu, \"up\": %llu, \"down\": %llu, "

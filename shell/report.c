@@ -108,6 +108,13 @@ report_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void
+report_json_field(FILE *f, const char *key, const char *val)
+{
+	fprintf(f, ", \"%s\": ", key);
+	report_json_str(f, val);
+}
+
 int
 report_since(const char *s, time_t now, time_t *ret)
 {

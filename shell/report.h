@@ -42,6 +42,8 @@ const char *report_time(time_t t, char *buf, size_t len);
 const char *report_size(uint64_t v, char *buf, size_t len);
 /* s as a JSON string (quoted, escaped; non-ASCII as \u00XX). */
 void report_json_str(FILE *f, const char *s);
+/* ', "key": ' and val as a JSON string: one more field of an object. */
+void report_json_field(FILE *f, const char *key, const char *val);
 
 /*
  * T for --since: "30m", "2h", "7d", "@EPOCH", "YYYY-MM-DD" or

@@ -342,14 +342,10 @@ print_json(const struct list *l)
 		    (unsigned)e->s.uid, (int)e->s.pid, (int)e->s.init,
 		    (long long)e->s.started);
 		report_json_str(stdout, e->s.project);
-		printf(", \"peer\": ");
-		report_json_str(stdout, e->s.peer);
-		printf(", \"tty\": ");
-		report_json_str(stdout, e->s.tty);
-		printf(", \"network\": ");
-		report_json_str(stdout, e->s.mode);
-		printf(", \"form\": ");
-		report_json_str(stdout, e->s.form);
+		report_json_field(stdout, "peer", e->s.peer);
+		report_json_field(stdout, "tty", e->s.tty);
+		report_json_field(stdout, "network", e->s.mode);
+		report_json_field(stdout, "form", e->s.form);
 		printf(", \"connections\": %llu, \"up\": %llu, \"down\": %llu",
 		    (unsigned long long)e->l.open, (unsigned long long)e->l.up,
 		    (unsigned long long)e->l.down);
