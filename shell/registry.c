@@ -29,11 +29,16 @@
 #include <unistd.h>
 
 #include "aisb.h"
+#include "hostpat.h"
 #include "kvline.h"
 #include "registry.h"
 #include "util.h"
 
 #define NUM_MAX ((uint64_t)INT64_MAX)
+/* A ".tmp" file this old is a leftover of a session that died while
+ * writing it. */
+#define TMP_STALE_S 3600
+#define DAY_S 86400
 
 /* ---- fields ---- */
 
@@ -75,12 +80,6 @@ text(char *dst, size_t len, const char *src)
 	return 0;
 }
 
-static int
-num(const struct kvline *l, const char *key, uint64_t max, uint64_t *ret)
-{
-	return kvline_u64(l, key, max, ret);
-}
-
 int
 registry_egress_from(const struct kvline *l, struct registry_egress *e)
 {
@@ -90,7 +89,7 @@ registry_egress_from(const struct kvline *l, struct registry_egress *e)
 
 	memset(e, 0, sizeof(*e));
 	if (strcmp(l->type, "egress") != 0 || name == NULL || via == NULL ||
-	    rule == NULL || !chars_in(name, "._:?-", 1, 253) ||
+	    rule == NULL || !chars_in(name, "._:?-", 1, HOST_MAX) ||
 	    !chars_in(via, ",", 0, sizeof(e->via) - 1) ||
 	    !chars_in(rule, "._-", 0, sizeof(e->rule) - 1))
 		return -EINVAL;
@@ -106,16 +105,16 @@ registry_egress_from(const struct kvline *l, struct registry_egress *e)
 		if (*p == ',' && *++p == '\0')
 			return -EINVAL;
 	}
-	if (num(l, "port", 65535, &port) < 0 ||
-	    num(l, "allowed", NUM_MAX, &e->allowed) < 0 ||
-	    num(l, "denied", NUM_MAX, &e->denied) < 0 ||
-	    num(l, "failed", NUM_MAX, &e->failed) < 0 ||
-	    num(l, "lookups", NUM_MAX, &e->lookups) < 0 ||
-	    num(l, "open", NUM_MAX, &e->open) < 0 ||
-	    num(l, "up", NUM_MAX, &e->up) < 0 ||
-	    num(l, "down", NUM_MAX, &e->down) < 0 ||
-	    num(l, "first", NUM_MAX, &first) < 0 ||
-	    num(l, "last", NUM_MAX, &last) < 0 ||
+	if (kvline_u64(l, "port", 65535, &port) < 0 ||
+	    kvline_u64(l, "allowed", NUM_MAX, &e->allowed) < 0 ||
+	    kvline_u64(l, "denied", NUM_MAX, &e->denied) < 0 ||
+	    kvline_u64(l, "failed", NUM_MAX, &e->failed) < 0 ||
+	    kvline_u64(l, "lookups", NUM_MAX, &e->lookups) < 0 ||
+	    kvline_u64(l, "open", NUM_MAX, &e->open) < 0 ||
+	    kvline_u64(l, "up", NUM_MAX, &e->up) < 0 ||
+	    kvline_u64(l, "down", NUM_MAX, &e->down) < 0 ||
+	    kvline_u64(l, "first", NUM_MAX, &first) < 0 ||
+	    kvline_u64(l, "last", NUM_MAX, &last) < 0 ||
 	    text(e->why, sizeof(e->why), kvline_get(l, "why")) < 0)
 		return -EINVAL;
 	snprintf(e->name, sizeof(e->name), "%s", name);
@@ -291,11 +290,11 @@ parse_session(const struct kvline *l, struct registry_session *s)
 	    !chars_in(boot, "-", 1, sizeof(s->boot) - 1) || form == NULL ||
 	    !chars_in(form, "-", 1, sizeof(s->form) - 1) || mode == NULL ||
 	    !chars_in(mode, "", 1, sizeof(s->mode) - 1) ||
-	    num(l, "uid", UINT32_MAX - 1, &uid) < 0 ||
-	    num(l, "pid", INT32_MAX, &pid) < 0 || pid < 2 ||
-	    num(l, "pstart", NUM_MAX, &s->pstart) < 0 ||
-	    num(l, "init", INT32_MAX, &init) < 0 ||
-	    num(l, "started", NUM_MAX, &started) < 0 ||
+	    kvline_u64(l, "uid", UINT32_MAX - 1, &uid) < 0 ||
+	    kvline_u64(l, "pid", INT32_MAX, &pid) < 0 || pid < 2 ||
+	    kvline_u64(l, "pstart", NUM_MAX, &s->pstart) < 0 ||
+	    kvline_u64(l, "init", INT32_MAX, &init) < 0 ||
+	    kvline_u64(l, "started", NUM_MAX, &started) < 0 ||
 	    text(s->project, sizeof(s->project), kvline_get(l, "project")) <
 	        0 ||
 	    text(s->peer, sizeof(s->peer), kvline_get(l, "peer")) < 0 ||
@@ -330,11 +329,11 @@ parse_line(char *line, struct registry_rec *r, bool *have_session)
 	if (!*have_session)
 		return -EINVAL;
 	if (strcmp(l.type, "live") == 0) {
-		if (num(&l, "open", NUM_MAX, &r->live.open) < 0 ||
-		    num(&l, "up", NUM_MAX, &r->live.up) < 0 ||
-		    num(&l, "down", NUM_MAX, &r->live.down) < 0 ||
-		    num(&l, "hidden", NUM_MAX, &r->live.hidden) < 0 ||
-		    num(&l, "updated", NUM_MAX, &v[0]) < 0)
+		if (kvline_u64(&l, "open", NUM_MAX, &r->live.open) < 0 ||
+		    kvline_u64(&l, "up", NUM_MAX, &r->live.up) < 0 ||
+		    kvline_u64(&l, "down", NUM_MAX, &r->live.down) < 0 ||
+		    kvline_u64(&l, "hidden", NUM_MAX, &r->live.hidden) < 0 ||
+		    kvline_u64(&l, "updated", NUM_MAX, &v[0]) < 0)
 			return -EINVAL;
 		r->live.updated = (time_t)v[0];
 		return 0;
@@ -354,8 +353,8 @@ parse_line(char *line, struct registry_rec *r, bool *have_session)
 		return 0;
 	}
 	if (strcmp(l.type, "dropped") == 0)
-		return num(&l, "denied", NUM_MAX, &r->drop_denied) < 0 ||
-		        num(&l, "other", NUM_MAX, &r->drop_other) < 0
+		return kvline_u64(&l, "denied", NUM_MAX, &r->drop_denied) < 0 ||
+		        kvline_u64(&l, "other", NUM_MAX, &r->drop_other) < 0
 		    ? -EINVAL
 		    : 0;
 	if (strcmp(l.type, "end") == 0) {
@@ -363,12 +362,12 @@ parse_line(char *line, struct registry_rec *r, bool *have_session)
 
 		if (r->end.ended || how == NULL ||
 		    !chars_in(how, "-", 1, sizeof(r->end.how) - 1) ||
-		    num(&l, "at", NUM_MAX, &v[0]) < 0 ||
-		    num(&l, "status", 255, &v[1]) < 0)
+		    kvline_u64(&l, "at", NUM_MAX, &v[0]) < 0 ||
+		    kvline_u64(&l, "status", 255, &v[1]) < 0)
 			return -EINVAL;
-		if (num(&l, "by", UINT32_MAX, &v[2]) < 0)
+		if (kvline_u64(&l, "by", UINT32_MAX, &v[2]) < 0)
 			v[2] = 0;
-		if (num(&l, "by_pid", INT32_MAX, &v[3]) < 0)
+		if (kvline_u64(&l, "by_pid", INT32_MAX, &v[3]) < 0)
 			v[3] = 0;
 		r->end.ended = true;
 		r->end.at = (time_t)v[0];
@@ -541,7 +540,7 @@ registry_prune(int dfd, const char *keep, time_t now)
 		/* A leftover of a session that died while writing. */
 		if (k == REGISTRY_ID_LEN + 4 &&
 		    strcmp(de->d_name + REGISTRY_ID_LEN, ".tmp") == 0 &&
-		    now - st.st_mtime > 3600 &&
+		    now - st.st_mtime > TMP_STALE_S &&
 		    strncmp(de->d_name, keep, REGISTRY_ID_LEN) != 0) {
 			(void)unlinkat(dfd, de->d_name, 0);
 			continue;
@@ -558,7 +557,7 @@ registry_prune(int dfd, const char *keep, time_t now)
 		if (!is_id(de->d_name) || strcmp(de->d_name, keep) == 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		if (now - st.st_mtime > (time_t)REGISTRY_KEEP_DAYS * 86400) {
+		if (now - st.st_mtime > (time_t)REGISTRY_KEEP_DAYS * DAY_S) {
 			(void)unlinkat(dfd, de->d_name, 0);
 			continue;
 		}
