@@ -35,6 +35,8 @@ struct vc {
 	const char *root; /* prefix for glob(3): "" for "/" */
 	char **placed; /* mounts placed over the hide list on purpose */
 	size_t nplaced;
+	size_t first_extra; /* placed[first_extra..]: filesystem.readonly
+	                     * and .readwrite */
 };
 
 /* Made fresh by mount_setup, never from the host: a hide entry naming
@@ -221,6 +223,7 @@ collect_placed(struct vc *c)
 	for (i = 0; i < ELEMENTSOF(gen_etc); i++)
 		if ((r = add_placed(c, gen_etc[i])) < 0)
 			return r;
+	c->first_extra = c->nplaced;
 	if ((r = add_extras(c, &c->p->fs.readonly)) < 0 ||
 	    (r = add_extras(c, &c->p->fs.readwrite)) < 0)
 		return r;
@@ -233,8 +236,7 @@ under_extra(const struct vc *c, const char *path)
 {
 	size_t i;
 
-	/* placed[0] and [1] are the home and the project, then /etc. */
-	for (i = 2 + ELEMENTSOF(gen_etc); i < c->nplaced; i++)
+	for (i = c->first_extra; i < c->nplaced; i++)
 		if (path_under(path, c->placed[i]))
 			return true;
 	return false;
@@ -337,8 +339,15 @@ check_dir(struct vc *c, const char *path, int depth)
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		snprintf(child, sizeof(child), "%s/%s",
-		    path_same(path, "/") ? "" : path, de->d_name);
+		if (snprintf(child, sizeof(child), "%s/%s",
+		        path_same(path, "/") ? "" : path,
+		        de->d_name) >= (int)sizeof(child)) {
+			r = log_errno(-ENAMETOOLONG,
+			    "view check: hidden %s: a name in it is too long "
+			    "to check",
+			    path);
+			break;
+		}
 		if (placed_over(c, child))
 			continue;
 		if (leads_to_placed(c, child))
@@ -359,7 +368,6 @@ check_hidden(struct vc *c, const char *path)
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 	size_t i;
-
 	char real[4096];
 	int r;
 
