@@ -181,7 +181,7 @@ entry_main(int argc, char **argv, char **envp)
 	for (n = 0; envp && envp[n]; n++)
 		bytes += plen + slen(envp[n]) + 1;
 	r = sys_mmap_anon((n + 2) * sizeof(char *) + bytes);
-	if (r <= 0 && r > -4096) /* an error, or no address at all */
+	if (r <= 0 && r >= -SYS_ERRNO_MAX) /* an error, or no address */
 		return fail("cannot hold the environment", NULL, r, NULL);
 	held = (char **)r;
 	p = (char *)(held + n + 2);
@@ -197,7 +197,7 @@ entry_main(int argc, char **argv, char **envp)
 
 	r = sys_execve(target, argv, held);
 	return fail("cannot run ", target, r,
-	    r == -2       ? "is aisb installed completely?"
-	        : r == -7 ? "the environment is too large once held"
-	                  : NULL);
+	    r == -SYS_ENOENT      ? "is aisb installed completely?"
+	        : r == -SYS_E2BIG ? "the environment is too large once held"
+	                          : NULL);
 }

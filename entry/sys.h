@@ -23,6 +23,13 @@ __attribute__((noreturn)) void sys_exit(int status);
 /* A short text for errno value e, or NULL when unknown. */
 const char *sys_strerror(int e);
 
+/*
+ * The errno values entry.c tells apart (asm-generic/errno-base.h, the
+ * same on every Linux architecture), and the largest of all: a result
+ * in [-SYS_ERRNO_MAX, -1] is an error (no address mmap returns is).
+ */
+enum { SYS_ENOENT = 2, SYS_E2BIG = 7, SYS_ERRNO_MAX = 4095 };
+
 /* The program: entry/entry.c.  Returns the exit status on failure. */
 int entry_main(int argc, char **argv, char **envp);
 
