@@ -10,6 +10,7 @@
 
 #include "aisb.h"
 #include "etc.h"
+#include "util.h"
 
 static const char *
 field(const char *s, char *buf, size_t n, unsigned id)
@@ -92,7 +93,7 @@ etc_ca_bundle(const char *root, char *buf, size_t len)
 	const char *r = strcmp(root, "/") == 0 ? "" : root;
 	struct stat st;
 
-	for (size_t i = 0; i < sizeof(bundles) / sizeof(bundles[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(bundles); i++) {
 		snprintf(buf, len, "%s/etc/%s", r, bundles[i]);
 		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
 			snprintf(buf, len, "/etc/%s", bundles[i]);

@@ -6,10 +6,12 @@
  * tmpfs root with the scratch directory), fills its top level from
  * filesystem.root (the system set only, or with filesystem.view =
  * "whole-root-unsafe" every entry), makes /proc, /sys, /dev and /tmp
- * fresh, then lets
- * the other builders add to it in a fixed order (etcview.c, hide.c,
- * binds.c, projview.c), and finally seals it (every tmpfs of ours
- * read-only but /tmp and /dev/shm) and enters it with pivot_root.
+ * fresh, then lets the other builders add to it in a fixed order
+ * (etcview.c, hide.c, the home by binds.c, the project by projview.c,
+ * the extra binds by binds.c, then hide.c again for what those binds
+ * show and for the session registry), and finally seals it (every
+ * tmpfs of ours read-only but /tmp and /dev/shm) and enters it with
+ * pivot_root.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -22,9 +24,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "aisb.h"
 #include "binds.h"
 #include "etcview.h"
-#include "aisb.h"
 #include "hide.h"
 #include "log.h"
 #include "mount.h"
