@@ -716,7 +716,9 @@ enter_once(struct gitpin *g, const char *rel, bool wt, unsigned d, int *fd,
 	if (seen_get(g, *fd, wt, false, &r) || r < 0)
 		return r;
 	*s = seen_get(g, *fd, wt, true, &r);
-	return *s ? 1 : r;
+	if (*s == NULL)
+		return r < 0 ? r : 0;
+	return 1;
 }
 
 /*
