@@ -53,7 +53,7 @@ projview_protect_valid(const char *rel)
 static int
 projview_protect(struct pin *pin, const char *rel)
 {
-	char path[4096], what[4200], gd[4096];
+	char path[4096], what[4200], gd[4096], tail[4096];
 	char *base, *dotgit;
 	size_t n;
 	int r;
@@ -99,7 +99,9 @@ projview_protect(struct pin *pin, const char *rel)
 			    "%s: %s is a gitfile naming a git directory "
 			    "outside the project; refusing",
 			    what, path);
-		if (pin_join(gd, rest, path, sizeof(path)) < 0)
+		/* rest lies in path, which the join overwrites. */
+		snprintf(tail, sizeof(tail), "%s", rest);
+		if (pin_join(gd, tail, path, sizeof(path)) < 0)
 			return -ENAMETOOLONG;
 		return pin_path(pin, path, PIN_RO, NULL, what, NULL);
 	}

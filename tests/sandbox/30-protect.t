@@ -87,4 +87,23 @@ ok "the gitfile's git directory has its hooks held" [ ! -e "$proj/.bare/hooks/pr
 out=$(r2 'cd vendor/lib && echo v > v && git add v && git -c user.name=a -c user.email=a@b commit -qm v && git log --format=%s')
 is "$out" "v" "twin: a commit in the listed repository works"
 
+# 6. An entry through a gitfile whose git directory has a longer name
+# than the path before the rest of the entry ("vendor/.git/" is 12
+# bytes, "vendor-gitdir-long" 18): the rest is joined to the git
+# directory whole, not read from the bytes the join has overwritten.
+rm -rf "${proj:?}"/* "$proj"/.[!.]*
+install -d -o tsbx3 -g tsbx3 "$proj/vendor"
+as tsbx3 git init -q --bare "$proj/vendor-gitdir-long"
+as tsbx3 sh -c "printf 'gitdir: ../vendor-gitdir-long\n' > '$proj/vendor/.git'"
+conf3=$SESS_CONF_DIR/protect3.conf
+sed 's|^  roots = |  protect = {"vendor/.git/hooks"}\n  roots = |' "$conf" > "$conf3"
+gd0=$(ls -A "$proj/vendor-gitdir-long")
+out=$(sess tsbx3 "$conf3" -c 'cd /project && echo x > vendor-gitdir-long/hooks/pre-commit; echo ran' 2>&1)
+like "$out" "ran" "a session with the entry through a long-named gitdir runs"
+ok "that git directory's hooks are held read-only" \
+    [ ! -e "$proj/vendor-gitdir-long/hooks/pre-commit" ]
+is "$(ls -A "$proj/vendor-gitdir-long")" "$gd0" "nothing else is created in it"
+is "$(sess tsbx3 "$conf3" -c 'cd /project && echo w > vendor/w && cat vendor/w' 2>&1)" "w" \
+    "twin: the worktree beside it stays writable"
+
 done_testing
