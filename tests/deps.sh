@@ -1,6 +1,9 @@
 #!/bin/bash
 # tests/deps.sh build|test: install the Debian packages aisb needs when
 # any is missing (root only; otherwise say what to install).
+# tests/deps.sh list build|test: print those packages, one a line, and
+# install nothing (the VM lane's image keeps the build list in a local
+# repository for its fresh-machine run).
 set -eu
 build_pkgs=(build-essential pkg-config libpam0g-dev libcap-ng-dev
 	libnftnl-dev libmnl-dev libconfuse-dev libseccomp-dev libssl-dev)
@@ -17,11 +20,20 @@ for f in "$here"/deps.d/*.txt; do
 		case "$p" in ''|'#'*) ;; *) extra+=("$p") ;; esac
 	done < "$f"
 done
+list=false
+if [ "${1:-}" = list ]; then
+	list=true
+	shift
+fi
 case "${1:-build}" in
 build) want=("${build_pkgs[@]}") ;;
 test) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${extra[@]}") ;;
-*) echo "usage: $0 build|test" >&2; exit 2 ;;
+*) echo "usage: $0 [list] build|test" >&2; exit 2 ;;
 esac
+if $list; then
+	printf '%s\n' "${want[@]}"
+	exit 0
+fi
 # A name an installed package provides counts too (nodesource's nodejs
 # provides npm and conflicts with Debian's npm package).
 provided=" $(dpkg-query -W -f='${db:Status-Abbrev}${Provides}\n' 2>/dev/null |

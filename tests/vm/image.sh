@@ -15,6 +15,10 @@
 # The guest has systemd as PID 1 (cgroup v2), logind and pam_systemd,
 # journald, AppArmor, Debian's sshd, aisb's run-time libraries and the
 # tools its tests use; no compiler (the host builds, the guest runs).
+# The build's packages (tests/deps.sh list build) and all they pull in
+# are kept, not installed, in a local repository, /opt/aisb-vm-repo:
+# the guest cannot reach a mirror, and tests/vm/95-fresh-demo.t points
+# apt there for its `make demo` on a machine without them.
 #
 # Only the package mirror is reached, from the host (mmdebstrap runs on
 # the host; nothing of the guest runs while it builds).  The mirror may
@@ -29,7 +33,7 @@ die() { echo "vm-image: $*" >&2; exit 1; }
 
 [ -f "$dir/ok" ] && { say "cached: $dir"; exit 0; }
 [ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, mkfs.ext4 -d with owners)"
-for t in mmdebstrap mkfs.ext4 ssh-keygen; do
+for t in mmdebstrap mkfs.ext4 ssh-keygen dpkg-scanpackages; do
 	command -v "$t" >/dev/null || die "$t is missing (tests/vm/check installs it)"
 done
 
@@ -73,8 +77,12 @@ pkgs=(
 	libcap-ng0 libconfuse2 libmnl0 libnftnl11 libseccomp2 libpam-modules
 	# what the guest tests use (tests/vm, tests/limits, two of tests/pam)
 	perl bc procps psmisc iproute2 util-linux passwd login python3 curl
-	tmux pamtester
+	tmux pamtester git
 )
+# What `make demo` installs on a fresh machine (tests/deps.sh build).
+mapfile -t build_pkgs < <("$(dirname "$0")/../deps.sh" list build)
+[ "${#build_pkgs[@]}" -gt 0 ] || die "tests/deps.sh list build printed nothing"
+
 
 ssh-keygen -q -t ed25519 -N '' -C aisb-vm -f "$dir/key"
 
@@ -113,12 +121,25 @@ printf "UseDNS no\n" > "$1/etc/ssh/sshd_config.d/00-aisb-vm.conf"
 # The marker the guest tests look for.
 echo "aisb test guest (tests/vm)" > "$1/etc/aisb-vm-guest"'
 
+# Downloaded only, with what they need that the image lacks; a flat
+# repository that apt trusts (it is built here, from the mirror).
+repo_hook='set -e
+repo="$1/opt/aisb-vm-repo"
+mkdir -p "$repo/partial"
+chroot "$1" apt-get install -y -q --download-only \
+    -o APT::Install-Recommends=false -o Dir::Cache::Archives=/opt/aisb-vm-repo \
+    '"${build_pkgs[*]}"' >/dev/null
+rm -rf "$repo/partial" "$repo/lock"
+ls "$repo"/*.deb >/dev/null
+(cd "$repo" && dpkg-scanpackages -m . /dev/null >Packages 2>/dev/null)'
+
 mmdebstrap --variant=minbase --mode=root \
 	--aptopt='Acquire::Retries "5"' \
 	--aptopt='APT::Install-Recommends "false"' \
 	--include="$(IFS=,; echo "${pkgs[*]}")" \
 	--setup-hook="$setup_hook" \
 	--customize-hook="$customize_hook" \
+	--customize-hook="$repo_hook" \
 	bookworm "$root" \
 	"deb $mirror/debian bookworm main" \
 	"deb $mirror/debian bookworm-updates main" \

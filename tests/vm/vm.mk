@@ -17,4 +17,4 @@ vm-check: deps-test all deb
 	BUILD=$(abspath $(BUILD)) AISB_DEB=$(VM_DEB) tests/vm/check $(VM_TESTS)
 
 vm-image:
-	tests/vm/image.sh $(abspath $(BUILD))/vm/img-$$(sha256sum <tests/vm/image.sh | cut -c1-16)
+	tests/vm/image.sh $(abspath $(BUILD))/vm/img-$$(cat tests/vm/image.sh tests/deps.sh | sha256sum | cut -c1-16)

@@ -1,0 +1,85 @@
+#!/bin/bash
+# The README's first command on a fresh machine: in this guest, which has
+# none of the build's packages (no compiler, no -dev libraries), `make
+# demo` from a clean clone works on the first try, then `make
+# check-unit`.  apt reaches no mirror from the guest, so it is pointed at
+# the image's local repository of exactly those packages
+# (/opt/aisb-vm-repo, tests/vm/image.sh); `make demo` installs them
+# itself through tests/deps.sh.  Runs last, after the package is purged,
+# and on one kernel only (the stock one): it is a test of the build, and
+# a compile under emulation takes minutes.
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ "${VM_KERNEL:-}" = bpo ] && skip_all "the fresh-machine build runs on the stock kernel's boot only"
+repo=/opt/aisb-vm-repo
+[ -s "$repo/Packages" ] || skip_all "the image has no local repository at $repo (rebuild it: make vm-image)"
+mapfile -t pkgs < <("$AISB_SRC/tests/deps.sh" list build)
+
+# --- before: a machine without the build's packages -----------------------
+have=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' && have+=("$p")
+done
+is "${have[*]}" "" "before: none of the build's packages is installed (${pkgs[*]})"
+ok "before: no C compiler" eval '! command -v cc && ! command -v gcc'
+ok "before: git is there (the user cloned with it)" command -v git
+
+# --- apt: only the local repository ---------------------------------------
+off=/var/lib/aisb-vm/apt-off
+cleanup() {
+	rm -f /etc/apt/sources.list.d/aisb-vm-repo.list
+	if [ -d "$off" ]; then
+		for f in "$off"/*; do [ -e "$f" ] && mv "$f" /etc/apt/sources.list.d/; done
+		[ -e "$off/.sources.list" ] && mv "$off/.sources.list" /etc/apt/sources.list
+		rmdir "$off" 2>/dev/null
+	fi
+	rm -rf /var/tmp/aisb-fresh
+}
+at_exit cleanup
+mkdir -p "$off"
+[ -e /etc/apt/sources.list ] && mv /etc/apt/sources.list "$off/.sources.list"
+for f in /etc/apt/sources.list.d/*; do [ -e "$f" ] && mv "$f" "$off/"; done
+echo "deb [trusted=yes] file:$repo ./" >/etc/apt/sources.list.d/aisb-vm-repo.list
+
+# --- a clean clone ---------------------------------------------------------
+# The tree as it came into the guest, without what the host built; then
+# cloned, so that nothing but git's files is there.
+W=/var/tmp/aisb-fresh
+rm -rf "$W"
+mkdir -p "$W/origin"
+(cd "$AISB_SRC" && tar --exclude=./build --exclude=./aisb.deb -cf - .) | tar -C "$W/origin" -xf -
+git -C "$W/origin" init -q
+git -C "$W/origin" add -A
+git -C "$W/origin" -c user.name=vm -c user.email=vm@aisbvm commit -q -m tree
+git clone -q "$W/origin" "$W/aisb"
+ok "the clone has no build tree" test ! -e "$W/aisb/build"
+
+# --- make demo, the first time --------------------------------------------
+t0=$(date +%s)
+(cd "$W/aisb" && timeout 1200 make -j2 demo) >"$W/demo.log" 2>&1
+rc=$?
+diag "make demo: $(($(date +%s) - t0)) s under emulation"
+is "$rc" 0 "make demo works on the first run"
+[ "$rc" = 0 ] || tail -n 30 "$W/demo.log" | sed 's/^/# /'
+like "$(cat "$W/demo.log")" "aisb: installing " "... it installed the build's packages itself (tests/deps.sh)"
+like "$(cat "$W/demo.log")" "== cat /etc/shadow \(must be denied\)" "... and ran the demo's sandboxed session"
+like "$(tail -n 1 "$W/demo.log")" "^status: 42$" "... to its end (the exit status comes back)"
+unlike "$(cat "$W/demo.log")" "DEMO FAILED" "... with nothing of the host reachable"
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+is "${missing[*]}" "" "after: every build package is installed"
+
+# --- then one part of the test suite ---------------------------------------
+(cd "$W/aisb" && timeout 1200 make -j2 check-unit) >"$W/unit.log" 2>&1
+rc=$?
+is "$rc" 0 "make check-unit then passes"
+[ "$rc" = 0 ] || tail -n 30 "$W/unit.log" | sed 's/^/# /'
+like "$(tail -n 1 "$W/unit.log")" "^[1-9][0-9]* passed, 0 failed, " "... with tests that ran"
+userdel -r aisbdemo >/dev/null 2>&1 || true
+rm -rf /srv/aisb-demo
+done_testing
