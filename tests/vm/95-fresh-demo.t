@@ -1,8 +1,8 @@
 #!/bin/bash
-# The README's first command on a fresh machine: in this guest, which has
-# none of the build's packages (no compiler, no -dev libraries), `make
-# demo` from a clean clone works on the first try, then `make
-# check-unit`.  apt reaches no mirror from the guest, so it is pointed at
+# The README's quick start on a fresh machine: in this guest, which has
+# none of the build's packages (no make, no compiler, no -dev
+# libraries), `apt-get install git make` and then `make demo` from a
+# clean clone work on the first try, then `make check-unit`.  apt reaches no mirror from the guest, so it is pointed at
 # the image's local repository of exactly those packages
 # (/opt/aisb-vm-repo, tests/vm/image.sh); `make demo` installs them
 # itself through tests/deps.sh.  Runs last, after the package is purged,
@@ -24,11 +24,12 @@ for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' && have+=("$p")
 done
 is "${have[*]}" "" "before: none of the build's packages is installed (${pkgs[*]})"
-ok "before: no C compiler" eval '! command -v cc && ! command -v gcc'
-ok "before: git is there (the user cloned with it)" command -v git
+ok "before: no git, no make and no C compiler" \
+	eval '! command -v git && ! command -v make && ! command -v cc && ! command -v gcc'
 
 # --- apt: only the local repository ---------------------------------------
 off=/var/lib/aisb-vm/apt-off
+W=/var/tmp/aisb-fresh
 cleanup() {
 	rm -f /etc/apt/sources.list.d/aisb-vm-repo.list
 	if [ -d "$off" ]; then
@@ -36,7 +37,7 @@ cleanup() {
 		[ -e "$off/.sources.list" ] && mv "$off/.sources.list" /etc/apt/sources.list
 		rmdir "$off" 2>/dev/null
 	fi
-	rm -rf /var/tmp/aisb-fresh
+	rm -rf /var/tmp/aisb-fresh /var/tmp/aisb-fresh.apt.log
 }
 at_exit cleanup
 mkdir -p "$off"
@@ -44,10 +45,16 @@ mkdir -p "$off"
 for f in /etc/apt/sources.list.d/*; do [ -e "$f" ] && mv "$f" "$off/"; done
 echo "deb [trusted=yes] file:$repo ./" >/etc/apt/sources.list.d/aisb-vm-repo.list
 
+# --- the README's first line -------------------------------------------------
+apt-get -o Acquire::Retries=3 update -qq >/dev/null 2>&1
+apt-get install -y -qq --no-install-recommends git make >"$W.apt.log" 2>&1
+is "$?" 0 "apt-get install git make (the README's first line)"
+ok "... make is there now" command -v make
+ok "... and still no C compiler" eval '! command -v cc && ! command -v gcc'
+
 # --- a clean clone ---------------------------------------------------------
 # The tree as it came into the guest, without what the host built; then
 # cloned, so that nothing but git's files is there.
-W=/var/tmp/aisb-fresh
 rm -rf "$W"
 mkdir -p "$W/origin"
 (cd "$AISB_SRC" && tar --exclude=./build --exclude=./aisb.deb -cf - .) | tar -C "$W/origin" -xf -

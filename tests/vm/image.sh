@@ -15,10 +15,11 @@
 # The guest has systemd as PID 1 (cgroup v2), logind and pam_systemd,
 # journald, AppArmor, Debian's sshd, aisb's run-time libraries and the
 # tools its tests use; no compiler (the host builds, the guest runs).
-# The build's packages (tests/deps.sh list build) and all they pull in
-# are kept, not installed, in a local repository, /opt/aisb-vm-repo:
-# the guest cannot reach a mirror, and tests/vm/95-fresh-demo.t points
-# apt there for its `make demo` on a machine without them.
+# git, make and the build's packages (tests/deps.sh list build), with
+# all they pull in, are kept, not installed, in a local repository,
+# /opt/aisb-vm-repo: the guest cannot reach a mirror, and
+# tests/vm/95-fresh-demo.t points apt there for the README's quick start
+# on a machine without them.
 #
 # Only the package mirror is reached, from the host (mmdebstrap runs on
 # the host; nothing of the guest runs while it builds).  The mirror may
@@ -77,10 +78,11 @@ pkgs=(
 	libcap-ng0 libconfuse2 libmnl0 libnftnl11 libseccomp2 libpam-modules
 	# what the guest tests use (tests/vm, tests/limits, two of tests/pam)
 	perl bc procps psmisc iproute2 util-linux passwd login python3 curl
-	tmux pamtester git
+	tmux pamtester
 )
-# What `make demo` installs on a fresh machine (tests/deps.sh build).
-mapfile -t build_pkgs < <("$(dirname "$0")/../deps.sh" list build)
+# What the README's quick start installs on a fresh machine: git and
+# make, then (make demo) tests/deps.sh's build list.
+mapfile -t build_pkgs < <(echo git; echo make; "$(dirname "$0")/../deps.sh" list build)
 [ "${#build_pkgs[@]}" -gt 0 ] || die "tests/deps.sh list build printed nothing"
 
 
