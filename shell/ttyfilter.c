@@ -266,7 +266,7 @@ esc_dispatch(struct ttyfilter *f, struct ob *o, uint8_t c)
 struct csi {
 	uint8_t priv; /* '<', '=', '>', '?' or 0 */
 	uint8_t final;
-	uint16_t inter; /* up to two intermediates, first in the low byte */
+	uint16_t inter; /* the one intermediate, or 0 */
 	int n; /* parameters read (at most CSI_PARAMS) */
 	int p[CSI_PARAMS]; /* -1: empty */
 };
@@ -321,10 +321,16 @@ csi_parse(const struct ttyfilter *f, uint8_t final, struct csi *c)
 	}
 	if ((s > f->seq + 2 + (c->priv != 0) || cur >= 0) && !csi_param(c, cur))
 		return false;
+	/*
+	 * One intermediate at most: no sequence a shell or an editor sends
+	 * has two, and terminals differ in which of two they act on (one
+	 * that keys on the last reads "- * y" as DECRQCRA), so a second is
+	 * refused rather than judged by either.
+	 */
 	for (; s < end; s++, ni++) {
-		if (*s < 0x20 || *s > 0x2f || ni >= 2)
+		if (*s < 0x20 || *s > 0x2f || ni >= 1)
 			return false;
-		c->inter |= (uint16_t)(*s << (8 * ni));
+		c->inter = *s;
 	}
 	return true;
 }

@@ -217,6 +217,8 @@ TEST(dropped)
 	gives("a\x1bZ"
 	      "b\x1b[=c\x1b[>q\x1b[x\x1b[5;1*y",
 	    "ab", "DECID, DA3, XTVERSION, DECREQTPARM, DECRQCRA");
+	gives("a\x1b[5;1-*y\x1b[1;1;1;1;1;1 *y\x1b[1$ |b", "ab",
+	    "DECRQCRA and the rest behind a second intermediate");
 	gives("a\x1b[?1;2S\x1b[1$w\x1b[1$u\x1b[&u\x1b[\"v\x1b[#|b", "ab",
 	    "other reports");
 	gives("a\x1b[8;50;200t\x1b[3;0;0t\x1b[11t\x1b[13t\x1b[>2tb", "ab",
