@@ -18,6 +18,7 @@ at_exit users_d_clear
 # shellcheck disable=SC2016 # expanded inside the sandbox
 out=$(agent_ssh 'echo "user=$(id -un) session=$AISB_SESSION"; cat /project/canary;
 	echo "home=$(ls -A /home | tr "\n" " ")"; echo "key=$ANTHROPIC_API_KEY";
+	echo "keysum=$(printf %s "$ANTHROPIC_API_KEY" | sha256sum | cut -c1-64)";
 	cat /etc/shadow >/dev/null 2>&1 && echo shadow-readable;
 	touch /usr/aisb-x 2>/dev/null && echo usr-writable; echo made >/project/out
 	grep NoNewPrivs /proc/self/status' 2>&1)
@@ -27,7 +28,12 @@ is "$rc" 0 "ssh agent@localhost CMD exits 0"
 like "$out" 'user=agent session=[0-9a-f]+' "inside: the agent, in an aisb session"
 like "$out" 'from the host' "inside: the project is at /project"
 like "$out" "home=$AGENT \$" "inside: /home holds only the agent's own home"
-like "$out" 'key=vm-secret-value' "inside: the secret is set from its file"
+# The value itself never reaches the caller (env.secret values are
+# redacted from what the session writes out); its hash does.
+want=$(printf %s vm-secret-value | sha256sum | cut -c1-64)
+like "$out" "keysum=$want" "inside: the secret is set from its file"
+like "$out" 'key=\[aisb: redacted ANTHROPIC_API_KEY\]' "... and printed, it reaches the caller redacted"
+unlike "$out" 'vm-secret-value' "... nowhere in the output as itself"
 unlike "$out" 'shadow-readable|usr-writable' "inside: /etc/shadow unreadable, /usr read-only"
 like "$out" 'NoNewPrivs:[[:space:]]+1' "inside: no_new_privs"
 is "$(cat "$PROJECT/out" 2>&1)" made "a write to /project shows on the host"
