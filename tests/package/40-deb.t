@@ -226,7 +226,7 @@ ok "no sandbox home before the first login" test '!' -e "/var/lib/aisb/home/$use
 
 # shellcheck disable=SC2016 # expanded inside the sandbox
 out=$(cd / && timeout 60 su - "$user" -c 'echo "session=$AISB_SESSION"; cat /project/canary;
-	echo "home=$(ls -A /home | tr "\n" " ")"; echo "key=$ANTHROPIC_API_KEY"; cat /etc/shadow >/dev/null 2>&1 && echo shadow-readable;
+	echo "home=$(ls -A /home | tr "\n" " ")"; echo "key=$ANTHROPIC_API_KEY"; echo "keysum=$(printf %s "$ANTHROPIC_API_KEY" | sha256sum | cut -c1-64)"; cat /etc/shadow >/dev/null 2>&1 && echo shadow-readable;
 	touch /usr/aisb-x 2>/dev/null && echo usr-writable; echo made > /project/out; echo done' 2>&1)
 rc=$?
 sessions=yes
@@ -242,7 +242,11 @@ else
 	like "$out" 'from the host' "inside: the project is at /project"
 	unlike "$out" 'shadow-readable|usr-writable' "inside: /etc/shadow unreadable, /usr read-only"
 	like "$out" "home=$user \$" "inside: /home holds only the agent's own home"
-	like "$out" 'key=tdoc-secret-value$' "inside: the env.secret is set from its file"
+	# Printed, the value reaches the caller only as the redaction
+	# marker; its hash shows it is the file's.
+	like "$out" "keysum=$(printf %s tdoc-secret-value | sha256sum | cut -c1-64)" \
+		"inside: the env.secret is set from its file"
+	like "$out" 'key=\[aisb: redacted ANTHROPIC_API_KEY\]$' "... and reaches the caller redacted"
 	is "$(cat "/srv/agents/$user/project/out" 2>&1)" "made" "a write to /project shows on the host"
 	is "$(stat -c '%U %a' "/var/lib/aisb/home/$user" 2>&1)" "$user 700" \
 	    "pam_aisb made the sandbox home (the agent's, 0700)"
