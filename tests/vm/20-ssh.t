@@ -121,18 +121,42 @@ if [ -z "$sid" ]; then
 	exit
 fi
 scope=$(find /sys/fs/cgroup -type d -name "session-$sid.scope" 2>/dev/null)
+# The sandbox's own processes: every pid in the session's aisb cgroups.
+# sshd's per-connection process also runs as the agent, and its teardown
+# is sshd's, not aisb's; it is checked below, with a looser bound.
+sandbox_pids=$(find "$scope" -name cgroup.procs -path '*/aisb/*' -exec cat {} + 2>/dev/null | sort -un)
+npids=$(printf '%s\n' "$sandbox_pids" | grep -c .)
+ok "the sandbox's processes are found in the scope's aisb cgroups ($npids)" test "$npids" -ge 4
+# sandbox_alive: 0 while one of them still exists.  Shell builtins only:
+# under emulation a pgrep per poll costs more than the kill it watches.
+sandbox_alive() {
+	local p
+	for p in $sandbox_pids; do [ -d "/proc/$p" ] && return 0; done
+	return 1
+}
 # Timed from loginctl's return, when logind has the request: loginctl
 # itself, a D-Bus client started under emulation, takes longer than
 # the kill it asks for.
 t0=$(date +%s%N)
 loginctl terminate-session "$sid"
 t1=$(date +%s%N)
-wait_gone 5
+end=$((t1 + 5000000000))
+while sandbox_alive && [ "$(date +%s%N)" -lt "$end" ]; do sleep 0.01; done
 t2=$(date +%s%N)
 ms=$(((t2 - t1) / 1000000))
+# The bound: the outer gives the inner 0.5 s of real time after SIGTERM,
+# then kills its init, and the rest of the teardown is emulated work
+# (about 10 times slower than a host).  The lane measured 400 ms, once
+# 1081 ms on a loaded machine; 2 s still tells aisb's kill from
+# systemd's own, which comes only at the unit's stop timeout (90 s).
+# The 1 s bound at host speed is tests/escape/45-lck-stall.t's.
+ok "loginctl terminate-session $sid ends every process of the sandbox within 2 s under emulation (${ms} ms; loginctl itself $(((t1 - t0) / 1000000)) ms)" \
+    test "$ms" -le 2000 -a -z "$(for p in $sandbox_pids; do [ -d "/proc/$p" ] && echo "$p"; done)"
+# The rest of the agent's processes (sshd's) follow within seconds,
+# not at systemd's stop timeout.
+wait_gone 10
 left=$(pgrep -u "$AGENT" -a)
-ok "loginctl terminate-session $sid ends every process of the session within 1 s (${ms} ms; loginctl itself $(((t1 - t0) / 1000000)) ms)" \
-    test -z "$left" -a "$ms" -le 1000
+ok "and no process of the agent is left" test -z "$left"
 [ -z "$left" ] || diag "left: $left"
 wait "$BG" 2>/dev/null
 wait_for no_agent_cgroups
