@@ -55,6 +55,7 @@
 struct args {
 	bool debug;
 	const char *conf; /* conf=PATH, or NULL for /etc/aisb/aisb.conf */
+	const char *bad_conf; /* a conf= that is not an absolute path */
 };
 
 enum agent { AGENT_NO, AGENT_YES, AGENT_BROKEN };
@@ -74,6 +75,10 @@ args_parse(pam_handle_t *pamh, int argc, const char **argv, struct args *a)
 			a->debug = true;
 		else if (strncmp(argv[i], "conf=", 5) == 0 && argv[i][5] == '/')
 			a->conf = argv[i] + 5;
+		else if (strncmp(argv[i], "conf=", 5) == 0)
+			/* Not the default file in its place: that would be
+			 * a policy the administrator did not name. */
+			a->bad_conf = argv[i] + 5;
 		else
 			/* PAM convention: an unknown option is not fatal. */
 			pamlog(pamh, LOG_ERR, "unknown option '%s', ignoring",
@@ -160,6 +165,17 @@ classify(pam_handle_t *pamh, const struct args *a, const struct passwd *pw,
 	int r;
 
 	*ret = NULL;
+	if (a->bad_conf) {
+		if (loginshell_check(pw->pw_shell, why, sizeof(why)) < 0)
+			return AGENT_NO;
+		pamlog(pamh, LOG_ERR,
+		    "conf=%s is not an absolute path, so no policy is read; "
+		    "'%s' has aisb-shell as login shell, so it is refused "
+		    "(fix: conf=/etc/aisb/aisb.conf, or no conf=, in the "
+		    "module's line in /etc/pam.d)",
+		    a->bad_conf, pw->pw_name);
+		return AGENT_BROKEN;
+	}
 	r = load(a, pw, true, &p, &errs);
 	if (r >= 0) {
 		policy_errs_free(&errs);
@@ -437,6 +453,7 @@ record_write(pam_handle_t *pamh, const struct passwd *pw, const char *key,
 	_cleanup_close_ int dfd = -1, fd = -1;
 	char buf[2048];
 	char rhost[256], tty[256], ruser[256], service[256];
+	ssize_t w;
 	int n, replaced;
 
 	clean(rhost, sizeof(rhost), item(pamh, PAM_RHOST));
@@ -457,15 +474,20 @@ record_write(pam_handle_t *pamh, const struct passwd *pw, const char *key,
 	    "ld\nstart=%lld\ncgroup=%s\n",
 	    pw->pw_name, (unsigned)pw->pw_uid, service, rhost, tty, ruser,
 	    (long)getpid(), (long long)time(NULL), key);
+	/* A user name longer than the rest leaves room for: no record. */
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -ENAMETOOLONG;
 	fd = openat(dfd, ret_name,
 	    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return -errno;
 	if (fchown(fd, 0, pw->pw_gid) < 0 || fchmod(fd, 0640) < 0)
 		return -errno;
-	if (write(fd, buf, (size_t)n) != n)
-		return errno ? -errno : -EIO;
-	return 0;
+	w = write(fd, buf, (size_t)n);
+	if (w < 0)
+		return -errno;
+	/* A short write sets no errno: a stale one must not be reported. */
+	return w == n ? 0 : -EIO;
 }
 
 int

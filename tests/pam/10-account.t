@@ -89,6 +89,21 @@ pam_service ${SP}-other "account required $PAM_SO conf=$T/other.conf"
 ok "conf=PATH: agent refused on a service the other file does not list" \
 	noacct ${SP}-other ${U1}
 
+# conf= that is not an absolute path names no file: the default file
+# must not be read in its place.  The agent is refused, and the log says
+# it was for the argument (the default file, if it loads, would allow
+# it: the control right after shows that).
+pam_service ${SP}-su "account required $PAM_SO conf=aisb.conf"
+log=$T/syslog-relconf
+with_syslog "$log" pamtester ${SP}-su ${U1} acct_mgmt >/dev/null 2>&1 && relrc=0 || relrc=$?
+ok "conf=relative: the agent is refused" test "$relrc" != 0
+like "$(cat "$log")" "conf=aisb.conf is not an absolute path, so no policy is read; '${U1}' has aisb-shell as login shell, so it is refused" \
+	"conf=relative: the log names the argument"
+pam_service ${SP}-su "account required $PAM_SO conf=aisb.conf" "account required pam_permit.so"
+ok "conf=relative: a non-agent is left alone (pam_permit decides)" acct ${SP}-su ${U2}
+pam_service ${SP}-su "account required $PAM_SO conf=$T/aisb.conf"
+ok "the twin, conf=ABSOLUTE on the same service: the agent is allowed" acct ${SP}-su ${U1}
+
 # A broken policy: agents refused, everyone else left alone.
 cp "$T/aisb.conf" "$T/good.conf"
 echo 'no_such_key = 1' >> "$T/aisb.conf"
