@@ -20,37 +20,30 @@
 #include "util.h"
 #include "viewfs.h"
 
-int
-binds_home(struct viewfs *c)
+/* One source of filesystem.readonly / .readwrite, opened on the host. */
+struct binds_src {
+	int fd; /* O_PATH */
+	bool ro, dir;
+	char *src, *dst;
+};
+
+/* home.path, opened and checked; c->home_fd.  Nothing for a tmpfs. */
+static int
+open_home(struct viewfs *c)
 {
 	const struct aisb_policy *p = c->p;
-	_cleanup_close_ int hfd = -1, tfd = -1;
 	struct stat st, real;
-	int t, r;
 
-	r = viewfs_mkpath(c, c->o->home_in, true, true, &tfd);
-	if (r < 0)
-		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,
-		    "cannot "
-		    "make the home mount point %s inside: %s",
-		    c->o->home_in, strerror(-r));
-	if (p->home.tmpfs || !p->home.path) {
-		r = viewfs_tmpfs("0700", p->fs.tmp_size, VIEWFS_RW, &t);
-		if (r >= 0) {
-			r = viewfs_attach(t, tfd, "");
-			close(t);
-		}
-		if (r < 0)
-			return log_errno(r, "mount home tmpfs: %m");
+	if (p->home.tmpfs || !p->home.path)
 		return 0;
-	}
-	hfd = open(p->home.path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (hfd < 0)
+	c->home_fd =
+	    open(p->home.path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->home_fd < 0)
 		return log_errno(-SESSION_EPOLICY,
 		    "home.path %s: %s; create "
 		    "it as a directory owned by the agent (mode 0700)",
 		    p->home.path, strerror(errno));
-	if (fstat(hfd, &st) < 0)
+	if (fstat(c->home_fd, &st) < 0)
 		return log_errno(-errno, "home.path %s: %m", p->home.path);
 	if (st.st_uid != c->o->uid)
 		return log_errno(-SESSION_EPOLICY,
@@ -67,30 +60,55 @@ binds_home(struct viewfs *c)
 		    p->home.path);
 	/* Nor the session registry (an agent's directory there is its
 	 * own, mode 0700: a home that could be it). */
-	if (registry_exposed_by(hfd))
+	if (registry_exposed_by(c->home_fd))
 		return log_errno(-SESSION_EPOLICY,
 		    "home.path %s would show the session registry %s "
 		    "inside; use a directory that neither holds it nor lies "
 		    "in it",
 		    p->home.path, AISB_REGISTRY_DIR);
-	r = viewfs_bind(hfd, "", true, VIEWFS_RW, tfd, "");
+	return 0;
+}
+
+int
+binds_home(struct viewfs *c)
+{
+	_cleanup_close_ int tfd = -1;
+	int t, r;
+
+	r = viewfs_mkpath(c, c->o->home_in, true, true, &tfd);
 	if (r < 0)
-		return log_errno(r, "bind home %s: %m", p->home.path);
+		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,
+		    "cannot "
+		    "make the home mount point %s inside: %s",
+		    c->o->home_in, strerror(-r));
+	if (c->home_fd < 0) {
+		r = viewfs_tmpfs("0700", c->p->fs.tmp_size, VIEWFS_RW, &t);
+		if (r >= 0) {
+			r = viewfs_attach(t, tfd, "");
+			close(t);
+		}
+		if (r < 0)
+			return log_errno(r, "mount home tmpfs: %m");
+		return 0;
+	}
+	r = viewfs_bind(c->home_fd, "", true, VIEWFS_RW, tfd, "");
+	if (r < 0)
+		return log_errno(r, "bind home %s: %m", c->p->home.path);
 	return 0;
 }
 
 /* filesystem.readonly / .readwrite: "PATH" (bound at the same path
  * inside) or "SRC:DST".  A missing SRC is a policy error. */
 static int
-binds_one(struct viewfs *c, const char *spec, bool ro)
+open_one(struct viewfs *c, const char *spec, bool ro)
 {
 	const char *key = ro ? "filesystem.readonly" : "filesystem.readwrite";
 	_cleanup_free_ char *src = strdup(spec);
-	_cleanup_close_ int sfd = -1, tfd = -1;
+	_cleanup_close_ int sfd = -1;
+	struct binds_src *b;
 	const char *dst;
 	struct stat st;
 	char *colon;
-	int r;
 
 	if (!src)
 		return -ENOMEM;
@@ -114,28 +132,31 @@ binds_one(struct viewfs *c, const char *spec, bool ro)
 		    "%s: %s would show the session registry %s inside; bind "
 		    "a path that neither holds it nor lies in it",
 		    key, src, AISB_REGISTRY_DIR);
-	r = viewfs_mkpath(c, dst, S_ISDIR(st.st_mode), true, &tfd);
-	if (r < 0)
-		return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,
-		    "%s: "
-		    "cannot make the mount point %s inside: %s",
-		    key, dst, strerror(-r));
-	r = viewfs_bind(sfd, "", true, ro ? VIEWFS_RO : VIEWFS_RW, tfd, "");
-	if (r < 0)
-		return log_errno(r, "%s: bind %s at %s: %m", key, src, dst);
+	b = reallocarray(c->src, c->nsrc + 1, sizeof(*c->src));
+	if (!b)
+		return -ENOMEM;
+	c->src = b;
+	b = &c->src[c->nsrc];
+	*b = (struct binds_src){.ro = ro, .dir = S_ISDIR(st.st_mode)};
+	b->dst = strdup(dst);
+	if (!b->dst)
+		return -ENOMEM;
+	b->src = TAKE_PTR(src);
+	b->fd = TAKE_FD(sfd);
+	c->nsrc++;
 	return 0;
 }
 
-/* A glob binds every host path it matches (none: nothing to do). */
+/* A glob stands for every host path it matches (none: nothing). */
 static int
-binds_glob(struct viewfs *c, const char *spec, bool ro)
+open_glob(struct viewfs *c, const char *spec, bool ro)
 {
 	glob_t g;
 	size_t j;
 	int r;
 
 	if (!viewfs_is_glob(spec))
-		return binds_one(c, spec, ro);
+		return open_one(c, spec, ro);
 	memset(&g, 0, sizeof(g));
 	r = glob(spec, GLOB_NOSORT, NULL, &g);
 	if (r == GLOB_NOSPACE) {
@@ -146,21 +167,64 @@ binds_glob(struct viewfs *c, const char *spec, bool ro)
 		r = strchr(g.gl_pathv[j], ':')
 		    ? log_errno(-SESSION_EPOLICY,
 		          "%s matches %s, which has a ':'", spec, g.gl_pathv[j])
-		    : binds_one(c, g.gl_pathv[j], ro);
+		    : open_one(c, g.gl_pathv[j], ro);
 	globfree(&g);
+	return r;
+}
+
+int
+binds_open(struct viewfs *c)
+{
+	const struct aisb_policy *p = c->p;
+	size_t i;
+	int r;
+
+	r = open_home(c);
+	for (i = 0; r >= 0 && i < p->fs.readonly.n; i++)
+		r = open_glob(c, p->fs.readonly.v[i], true);
+	for (i = 0; r >= 0 && i < p->fs.readwrite.n; i++)
+		r = open_glob(c, p->fs.readwrite.v[i], false);
 	return r;
 }
 
 int
 binds_extra(struct viewfs *c)
 {
-	const struct aisb_policy *p = c->p;
 	size_t i;
-	int r = 0;
+	int r;
 
-	for (i = 0; r >= 0 && i < p->fs.readonly.n; i++)
-		r = binds_glob(c, p->fs.readonly.v[i], true);
-	for (i = 0; r >= 0 && i < p->fs.readwrite.n; i++)
-		r = binds_glob(c, p->fs.readwrite.v[i], false);
-	return r;
+	for (i = 0; i < c->nsrc; i++) {
+		const struct binds_src *b = &c->src[i];
+		const char *key =
+		    b->ro ? "filesystem.readonly" : "filesystem.readwrite";
+		_cleanup_close_ int tfd = -1;
+
+		r = viewfs_mkpath(c, b->dst, b->dir, true, &tfd);
+		if (r < 0)
+			return log_errno(r == -EROFS ? -SESSION_EPOLICY : r,
+			    "%s: "
+			    "cannot make the mount point %s inside: %s",
+			    key, b->dst, strerror(-r));
+		r = viewfs_bind(
+		    b->fd, "", true, b->ro ? VIEWFS_RO : VIEWFS_RW, tfd, "");
+		if (r < 0)
+			return log_errno(
+			    r, "%s: bind %s at %s: %m", key, b->src, b->dst);
+	}
+	return 0;
+}
+
+void
+binds_close(struct viewfs *c)
+{
+	for (size_t i = 0; i < c->nsrc; i++) {
+		util_closep(&c->src[i].fd);
+		free(c->src[i].src);
+		free(c->src[i].dst);
+	}
+	free(c->src);
+	c->src = NULL;
+	c->nsrc = 0;
+	util_closep(&c->home_fd);
+	c->home_fd = -1;
 }

@@ -308,7 +308,7 @@ enter(struct viewfs *c)
 int
 mount_setup(const struct mount_opts *o)
 {
-	struct viewfs c = {.o = o, .p = o->pol, .rfd = -1};
+	struct viewfs c = {.o = o, .p = o->pol, .rfd = -1, .home_fd = -1};
 	size_t i;
 	int r, f;
 
@@ -318,9 +318,13 @@ mount_setup(const struct mount_opts *o)
 	/* Nothing we mount may propagate back to the host. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
 		return log_errno(-errno, "make / rslave: %m");
-	r = viewfs_tmpfs("0755", 1 << 20, VIEWFS_RW, &c.rfd);
+	/* Before the skeleton covers VIEWFS_AT (the host's /tmp). */
+	r = binds_open(&c);
+	if (r >= 0 &&
+	    (r = viewfs_tmpfs("0755", 1 << 20, VIEWFS_RW, &c.rfd)) < 0)
+		log_errno(r, "root tmpfs: %m");
 	if (r < 0)
-		return log_errno(r, "root tmpfs: %m");
+		goto out;
 	/* Attached somewhere so that later mounts can go below it. */
 	r = viewfs_attach(c.rfd, AT_FDCWD, VIEWFS_AT);
 	if (r < 0) {
@@ -369,6 +373,8 @@ mount_setup(const struct mount_opts *o)
 out:
 	for (i = 0; i < c.nseal; i++)
 		close(c.seal[i]);
-	close(c.rfd);
+	if (c.rfd >= 0)
+		close(c.rfd);
+	binds_close(&c);
 	return r;
 }

@@ -47,6 +47,8 @@
  */
 #define VIEWFS_ATTACH_TRIES 5
 
+struct binds_src;
+
 /* The view while it is built (mount_setup owns it). */
 struct viewfs {
 	const struct mount_opts *o;
@@ -57,6 +59,10 @@ struct viewfs {
 	char root[4096]; /* filesystem.root without trailing '/' */
 	bool etc_deferred; /* root/etc is a directory, left to etcview_mount */
 	bool etc_overlay; /* ... which mounted it as an overlay */
+	/* What binds.c binds, opened before the skeleton is attached. */
+	int home_fd; /* home.path, or -1 for a tmpfs */
+	struct binds_src *src;
+	size_t nsrc;
 };
 
 /* O_PATH fd of an absolute path inside the view, or -errno. */
