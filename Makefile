@@ -340,6 +340,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aisb-shell $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-shell-main \
 	    $(DESTDIR)$(LIBEXECDIR)/aisb/aisb-gate \
 	    $(DESTDIR)$(PAMDIR)/pam_aisb.so
+	@# install made LIBEXECDIR/aisb: it goes once nothing else is in it.
+	if [ -d $(DESTDIR)$(LIBEXECDIR)/aisb ]; then \
+	    rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR)/aisb; fi
 
 C_FILES = $(LIB_SRC) $(ENTRY_SRC) $(SHELL_SRC) $(GATE_SRC) $(PAM_SRC) $(UNIT_SRC) \
 	  $(HELP_SRC) $(FUZZ_SRC) $(wildcard bench/*.c tests/workloads/*.c) \

@@ -5,7 +5,8 @@
 # directories (what pam_aisb's login-shell check accepts).  The installed
 # entry point runs the installed aisb-shell-main (the witness: without
 # it, 77); a LIBEXECDIR that is not BINDIR/../libexec is refused before
-# anything is written; make uninstall takes the programs away.
+# anything is written; make uninstall takes the programs away, and
+# LIBEXECDIR/aisb when nothing else is left in it.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
@@ -81,4 +82,11 @@ rm -rf "$D"
 mk install && mk uninstall
 left=$(cd "$P" && find bin libexec -type f 2>/dev/null)
 is "$left" "" "make uninstall removes the entry point, aisb-shell-main and the gate"
+ok "... and the directory LIBEXECDIR/aisb install made" test ! -e "$P/libexec/aisb"
+# Twin: a file of someone else's in it keeps the directory (and itself).
+rm -rf "$D"
+mk install && echo mine >"$P/libexec/aisb/local-tool" && mk uninstall
+is "$(cd "$P" && find libexec/aisb 2>&1 | sort | tr '\n' ' ')" \
+    "libexec/aisb libexec/aisb/local-tool " \
+    "make uninstall keeps LIBEXECDIR/aisb with a file it did not install"
 done_testing

@@ -284,6 +284,14 @@ rm -rf /etc/aisb/secrets
 
 had_home=
 [ -d "/var/lib/aisb/home/$user" ] && had_home=yes
+# pam_aisb's log: written by the su session above on a host without a
+# syslog receiver; made here as pam_aisb makes it where one listens.
+if [ -e /var/log/aisb/pam.log ]; then
+	log_how="written by pam_aisb"
+else
+	log_how="made by the test"
+	install -d -m 0700 /var/log/aisb && install -m 0600 /dev/null /var/log/aisb/pam.log
+fi
 # --- purge ---------------------------------------------------------------
 if apt-get -o DPkg::Lock::Timeout=300 purge -y -qq aisb >"$tmp/purge.log" 2>&1; then
 	pass "apt-get purge aisb"
@@ -303,6 +311,7 @@ done
 # Agent homes are the agents' data: they stay, and nothing else does.
 rest=$(find /var/lib/aisb -mindepth 1 2>/dev/null | grep -Ev '^/var/lib/aisb/home(/[^/]+(/.*)?)?$' | tr '\n' ' ')
 is "$rest" "" "purge leaves nothing under /var/lib/aisb but agent homes"
+ok "purge removes pam_aisb's log /var/log/aisb ($log_how)" test '!' -e /var/log/aisb
 if [ -n "$had_home" ]; then
 	ok "the agent's home is kept" test -d "/var/lib/aisb/home/$user"
 else
