@@ -393,7 +393,9 @@ const struct gate_opts *loop_opts(void);
  * record.c: the gate's records, the one place they are written: syslog
  * (authpriv.info), and stderr when asked.  Each call is one decision
  * with what it is about; connection and DNS records are rate limited.
- * record_open connects to /dev/log; call it before the lockdown.
+ * record_open connects to journald (where it runs) and /dev/log, and
+ * names the session and user of every record; call it before the
+ * lockdown.
  */
 struct record_conn {
 	const char *kind; /* "proxy" or "capture" */
@@ -402,7 +404,7 @@ struct record_conn {
 	const char *addr; /* the origin's address, once connected */
 };
 
-void record_open(bool log_stderr);
+void record_open(bool log_stderr, const char *session, const char *user);
 void record_ready(
     const char *session, const char *user, size_t nallow, size_t ndeny);
 void record_allow(const struct record_conn *s, const char *why, bool again);

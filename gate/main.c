@@ -267,6 +267,7 @@ main(int argc, char **argv)
 		usage();
 		return 2;
 	}
+	log_set_session(session, user);
 	if (getsockopt(CTL_FD, SOL_SOCKET, SO_TYPE, &v, &vl) < 0 ||
 	    v != SOCK_SEQPACKET) {
 		log_err("aisb-gate: fd 3 is not the session's socket; it is "
@@ -359,7 +360,7 @@ main(int argc, char **argv)
 			return AISB_EX_HOST;
 		}
 	}
-	record_open(o.log_stderr);
+	record_open(o.log_stderr, session, user);
 	egress_open(rec_fd, p->net.notices);
 	if (lockdown() < 0)
 		return AISB_EX_HOST;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "journal.h"
 #include "log.h"
 
 /* A token bucket: at most rate lines per second after a burst. */
@@ -45,23 +46,41 @@ static struct rate conn_rate = {
 static struct rate dns_rate = {.rate = 20, .burst = 100, .what = "DNS query"};
 
 /*
- * Decision records, formatted once: "<PRI>Mmm dd hh:mm:ss
- * aisb-gate[PID]: " (what syslog(3) sends with LOG_PID) is rebuilt once
- * a second, the record is written after it and sent on a datagram
- * socket connected to /dev/log before the lockdown.  syslog(3) would
- * format the line a second time (vfprintf, strftime), call getpid and
- * check its connection for every record.  Without a /dev/log at
- * start-up, records go through syslog(3), which keeps trying.
+ * Decision records, formatted once.  Where journald's native socket
+ * exists (journal.h) each is a journal record: the fields every record
+ * of this gate has (PRIORITY, SYSLOG_FACILITY, SYSLOG_IDENTIFIER,
+ * SYSLOG_PID, AISB_SESSION, AISB_USER) are built once in rec_jhead,
+ * the record's own (MESSAGE, AISB_EVENT, AISB_HOST, AISB_PORT,
+ * AISB_RULE, ...) are added to a copy.  Otherwise, or when that send
+ * fails: "<PRI>Mmm dd hh:mm:ss aisb-gate[PID]: " (what syslog(3) sends
+ * with LOG_PID) is rebuilt once a second, the record is written after
+ * it and sent on a datagram socket connected to /dev/log.  Both
+ * sockets are connected before the lockdown.  syslog(3) would format
+ * the line a second time (vfprintf, strftime), call getpid and check
+ * its connection for every record.  When neither socket takes it, the
+ * record goes through syslog(3), which keeps trying, and to the
+ * session's fallback file when it has one (log.h).
  */
 #define REC_PRI (LOG_AUTHPRIV | LOG_INFO)
 #define REC_IDENT "aisb-gate"
 
-static int rec_fd = -1;
+static int rec_fd = -1, rec_jfd = -1;
 static bool rec_stderr;
 static pid_t rec_pid;
 static time_t rec_sec = -1;
 static size_t rec_plen;
 static char rec_line[1100];
+static struct journal_rec rec_jhead, rec_j;
+
+/* What a record is about, for its journal fields. */
+struct rec_about {
+	const char *event; /* AISB_EVENT */
+	const struct record_conn *c; /* AISB_KIND, _HOST, _PORT, _ADDRESS */
+	const char *rule; /* AISB_RULE */
+	const char *reason; /* AISB_REASON */
+	const char *host; /* AISB_HOST without a connection */
+	const char *decision; /* AISB_DECISION (DNS) */
+};
 
 static int
 rec_connect(void)
@@ -81,12 +100,25 @@ rec_connect(void)
 }
 
 void
-record_open(bool log_stderr)
+record_open(bool log_stderr, const char *session, const char *user)
 {
 	struct stat st;
 
 	rec_pid = getpid();
 	rec_fd = rec_connect();
+	rec_jfd = journal_present() ? journal_connect() : -1;
+	journal_rec_init(&rec_jhead);
+	if (journal_add_uint(&rec_jhead, "PRIORITY", LOG_PRI(REC_PRI)) < 0 ||
+	    journal_add_uint(&rec_jhead, "SYSLOG_FACILITY", LOG_FAC(REC_PRI)) <
+	        0 ||
+	    journal_add_str(&rec_jhead, "SYSLOG_IDENTIFIER", REC_IDENT) < 0 ||
+	    journal_add_uint(&rec_jhead, "SYSLOG_PID", (unsigned long)rec_pid) <
+	        0 ||
+	    journal_add_str(&rec_jhead, "AISB_SESSION", session) < 0 ||
+	    journal_add_str(&rec_jhead, "AISB_USER", user) < 0) {
+		close(rec_jfd);
+		rec_jfd = -1;
+	}
 	/* The copy for tests: not worth a write when it goes nowhere. */
 	rec_stderr = log_stderr &&
 	    !(fstat(2, &st) == 0 && S_ISCHR(st.st_mode) &&
@@ -113,11 +145,47 @@ rec_prefix(void)
 	return rec_plen;
 }
 
+/* The record to journald: false when it did not get there. */
+static bool
+rec_journal(const char *msg, size_t len, const struct rec_about *a)
+{
+	const struct record_conn *c = a->c;
+
+	if (rec_jfd < 0)
+		return false;
+	memcpy(rec_j.buf, rec_jhead.buf, rec_jhead.len);
+	rec_j.len = rec_jhead.len;
+	rec_j.cut = false;
+	if (journal_add(&rec_j, "MESSAGE", msg, len) < 0)
+		return false;
+	(void)journal_add_str(&rec_j, "AISB_EVENT", a->event);
+	if (c) {
+		(void)journal_add_str(&rec_j, "AISB_KIND", c->kind);
+		(void)journal_add_str(&rec_j, "AISB_HOST", c->name);
+		(void)journal_add_uint(&rec_j, "AISB_PORT", c->port);
+		if (c->addr && c->addr[0])
+			(void)journal_add_str(&rec_j, "AISB_ADDRESS", c->addr);
+	}
+	else
+		(void)journal_add_str(&rec_j, "AISB_HOST", a->host);
+	(void)journal_add_str(&rec_j, "AISB_RULE", a->rule);
+	(void)journal_add_str(&rec_j, "AISB_DECISION", a->decision);
+	(void)journal_add_str(&rec_j, "AISB_REASON", a->reason);
+	if (journal_send(rec_jfd, &rec_j) == 0)
+		return true;
+	/* journald restarted: connect again once (this may not work after
+	 * the lockdown; /dev/log then takes the record). */
+	close(rec_jfd);
+	rec_jfd = journal_connect();
+	return journal_send(rec_jfd, &rec_j) == 0;
+}
+
 /* One line, formatted once; every record goes through here. */
-static void line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void line(const struct rec_about *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void
-line(const char *fmt, ...)
+line(const struct rec_about *a, const char *fmt, ...)
 {
 	size_t p = rec_fd >= 0 ? rec_prefix() : 0, len;
 	char *msg = rec_line + p;
@@ -131,15 +199,18 @@ line(const char *fmt, ...)
 		return;
 	len = (size_t)n < sizeof(rec_line) - p ? (size_t)n
 	                                       : sizeof(rec_line) - p - 1;
-	if (rec_fd < 0 || p == 0)
+	if (rec_journal(msg, len, a))
+		;
+	else if (rec_fd < 0 || p == 0)
 		log_record(LOG_INFO, "%s", msg);
 	else if (send(rec_fd, rec_line, p + len, MSG_NOSIGNAL) < 0 &&
 	    errno != EINTR) {
 		/* syslogd restarted: reconnect once, as syslog(3) does. */
 		close(rec_fd);
 		rec_fd = rec_connect();
-		if (rec_fd >= 0)
-			(void)send(rec_fd, rec_line, p + len, MSG_NOSIGNAL);
+		if (rec_fd < 0 ||
+		    send(rec_fd, rec_line, p + len, MSG_NOSIGNAL) < 0)
+			log_record(LOG_INFO, "%s", msg);
 	}
 	if (rec_stderr) {
 		struct iovec iov[3] = {
@@ -152,6 +223,8 @@ line(const char *fmt, ...)
 		(void)!writev(2, iov, 3);
 	}
 }
+
+#define ABOUT(...) (&(const struct rec_about){__VA_ARGS__})
 
 static bool
 rate_ok(struct rate *r)
@@ -173,7 +246,7 @@ rate_ok(struct rate *r)
 	}
 	r->tokens -= 1;
 	if (r->dropped) {
-		line("%lu %s log lines suppressed (rate limit)", r->dropped,
+		line(ABOUT(.event = "suppressed"), "%lu %s log lines suppressed (rate limit)", r->dropped,
 		    r->what);
 		r->dropped = 0;
 	}
@@ -183,7 +256,7 @@ rate_ok(struct rate *r)
 void
 record_ready(const char *session, const char *user, size_t nallow, size_t ndeny)
 {
-	line("gate ready: session %s, user %s, %zu allow and %zu deny "
+	line(ABOUT(.event = "ready"), "gate ready: session %s, user %s, %zu allow and %zu deny "
 	     "entries",
 	    session, user, nallow, ndeny);
 }
@@ -196,11 +269,13 @@ record_allow(const struct record_conn *s, const char *why, bool again)
 		return;
 	/* Two formats, not a "%s" suffix: one conversion less per record. */
 	if (again)
-		line("allow %s name=%s port=%u address=%s rule=\"%s\" "
+		line(ABOUT(.event = "allow", .c = s, .rule = why),
+		    "allow %s name=%s port=%u address=%s rule=\"%s\" "
 		     "(keep-alive)",
 		    s->kind, s->name, s->port, s->addr, why);
 	else
-		line("allow %s name=%s port=%u address=%s rule=\"%s\"", s->kind,
+		line(ABOUT(.event = "allow", .c = s, .rule = why),
+		    "allow %s name=%s port=%u address=%s rule=\"%s\"", s->kind,
 		    s->name, s->port, s->addr, why);
 }
 
@@ -209,7 +284,8 @@ record_deny(const struct record_conn *s, const char *rule, const char *why)
 {
 	egress_deny(s, rule, why);
 	if (rate_ok(&conn_rate))
-		line("deny %s name=%s port=%u rule=%s reason=\"%s\"", s->kind,
+		line(ABOUT(.event = "deny", .c = s, .rule = rule, .reason = why),
+		    "deny %s name=%s port=%u rule=%s reason=\"%s\"", s->kind,
 		    s->name, s->port, rule, why);
 }
 
@@ -217,7 +293,7 @@ void
 record_deny_nodst(int err)
 {
 	if (rate_ok(&conn_rate))
-		line("deny capture: no original destination (%s)",
+		line(ABOUT(.event = "deny"), "deny capture: no original destination (%s)",
 		    strerror(err));
 }
 
@@ -225,7 +301,8 @@ void
 record_refuse(const struct record_conn *s, const char *addr, const char *range)
 {
 	if (rate_ok(&conn_rate))
-		line("refuse %s name=%s port=%u address=%s "
+		line(ABOUT(.event = "refuse", .c = s, .rule = "special-purpose"),
+		    "refuse %s name=%s port=%u address=%s "
 		     "reason=\"special-purpose range %s\"",
 		    s->kind, s->name, s->port, addr, range);
 }
@@ -235,7 +312,8 @@ record_unreachable(const struct record_conn *s, const char *why)
 {
 	egress_unreachable(s, why);
 	if (rate_ok(&conn_rate))
-		line("unreachable %s name=%s port=%u reason=\"%s\"", s->kind,
+		line(ABOUT(.event = "unreachable", .c = s, .reason = why),
+		    "unreachable %s name=%s port=%u reason=\"%s\"", s->kind,
 		    s->name, s->port, why);
 }
 
@@ -245,7 +323,8 @@ record_close(const struct record_conn *s, unsigned long long up,
 {
 	egress_close(s, up, down);
 	if (rate_ok(&conn_rate))
-		line("close %s name=%s port=%u address=%s up=%llu down=%llu "
+		line(ABOUT(.event = "close", .c = s),
+		    "close %s name=%s port=%u address=%s up=%llu down=%llu "
 		     "duration=%llums",
 		    s->kind, s->name, s->port, s->addr, up, down,
 		    (unsigned long long)ms);
@@ -255,7 +334,8 @@ void
 record_error(const struct record_conn *s, const char *what, int err)
 {
 	if (rate_ok(&conn_rate))
-		line("error %s name=%s port=%u: %s (%s)", s->kind, s->name,
+		line(ABOUT(.event = "error", .c = s, .reason = what),
+		    "error %s name=%s port=%u: %s (%s)", s->kind, s->name,
 		    s->port, what, strerror(err));
 }
 
@@ -265,9 +345,11 @@ record_bad_request(const char *kind, const char *name, const char *why)
 	if (!rate_ok(&conn_rate))
 		return;
 	if (name)
-		line("bad request %s name=%s: %s", kind, name, why);
+		line(ABOUT(.event = "bad-request", .host = name, .reason = why),
+		    "bad request %s name=%s: %s", kind, name, why);
 	else
-		line("bad request %s: %s", kind, why);
+		line(ABOUT(.event = "bad-request", .reason = why),
+		    "bad request %s: %s", kind, why);
 }
 
 void
@@ -277,7 +359,7 @@ record_refusing(size_t open, size_t limit)
 
 	if (loop_now() - last > 1000) {
 		if (rate_ok(&conn_rate))
-			line("refusing connections: %zu open (limit %zu)", open,
+			line(ABOUT(.event = "refusing"), "refusing connections: %zu open (limit %zu)", open,
 			    limit);
 		last = loop_now();
 	}
@@ -287,7 +369,8 @@ void
 record_suffix_bound(const char *entry, const char *src, unsigned limit)
 {
 	/* Once per entry and session (suffix.c): no rate limit needed. */
-	line("suffix-bound entry=%s limit=%u: network.allow entry %s (%s) "
+	line(ABOUT(.event = "suffix-bound", .rule = entry),
+	    "suffix-bound entry=%s limit=%u: network.allow entry %s (%s) "
 	     "has had %u distinct names this session; new names below it "
 	     "are refused (network.suffix_names)",
 	    entry, limit, entry, src ? src : "?", limit);
@@ -297,7 +380,8 @@ void
 record_inject(const struct record_conn *s, const char *cred, const char *header)
 {
 	if (rate_ok(&conn_rate))
-		line("inject %s name=%s port=%u credential=%s header=%s",
+		line(ABOUT(.event = "inject", .c = s),
+		    "inject %s name=%s port=%u credential=%s header=%s",
 		    s->kind, s->name, s->port, cred, header);
 }
 
@@ -306,7 +390,8 @@ record_cred_misuse(
     const struct record_conn *s, const char *cred, const char *why)
 {
 	if (rate_ok(&conn_rate))
-		line("deny %s name=%s port=%u credential=%s reason=\"%s\"",
+		line(ABOUT(.event = "deny", .c = s, .rule = "credential", .reason = why),
+		    "deny %s name=%s port=%u credential=%s reason=\"%s\"",
 		    s->kind, s->name, s->port, cred, why);
 }
 
@@ -314,7 +399,8 @@ void
 record_tls_client(const struct record_conn *s, const char *why)
 {
 	if (rate_ok(&conn_rate))
-		line("error %s name=%s port=%u: %s", s->kind, s->name, s->port,
+		line(ABOUT(.event = "error", .c = s, .reason = why),
+		    "error %s name=%s port=%u: %s", s->kind, s->name, s->port,
 		    why);
 }
 
@@ -332,13 +418,15 @@ record_dns(const char *proto, const char *name, uint16_t type,
 	if (!rate_ok(&dns_rate))
 		return;
 	if (synth)
-		line("dns %s query name=%s type=%s decision=%s "
+		line(ABOUT(.event = "dns", .host = name, .decision = decision),
+		    "dns %s query name=%s type=%s decision=%s "
 		     "address=%u.%u.%u.%u",
 		    proto, name, dns_type_name(type, tb, sizeof(tb)), decision,
 		    synth >> 24, (synth >> 16) & 0xff, (synth >> 8) & 0xff,
 		    synth & 0xff);
 	else
-		line("dns %s query name=%s type=%s decision=%s", proto,
+		line(ABOUT(.event = "dns", .host = name, .decision = decision),
+		    "dns %s query name=%s type=%s decision=%s", proto,
 		    name[0] ? name : ".", dns_type_name(type, tb, sizeof(tb)),
 		    decision);
 }

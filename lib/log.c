@@ -1,6 +1,6 @@
 /*
- * log.c: syslog plus optional stderr, and a fallback file when no syslog
- * receiver listens.  See log.h.
+ * log.c: the journal or syslog, plus optional stderr, and a fallback
+ * file when no receiver listens.  See log.h.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,12 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "journal.h"
 #include "log.h"
 
 static int log_flags = LOG_TO_STDERR;
 static bool log_debug_on;
 static bool log_syslog_up;
 static int log_fb_fd = -1;
+static int log_jfd = -1;
+static bool log_journal_on;
+static char log_sess[65], log_user[65];
 static const char *log_ident = "aisb";
 static void (*log_stderr_writer)(const char *line, size_t n);
 
@@ -51,9 +55,69 @@ log_open(const char *ident, int flags)
 	log_flags = flags;
 	log_ident = ident;
 	if (flags & LOG_TO_SYSLOG) {
-		log_syslog_up = log_syslog_probe();
+		/* Kept open: the gate has no filesystem after its lockdown. */
+		log_jfd = journal_present() ? journal_connect() : -1;
+		log_journal_on = log_jfd >= 0;
+		log_syslog_up = log_journal_on || log_syslog_probe();
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_AUTHPRIV);
 	}
+}
+
+void
+log_close(void)
+{
+	if (log_jfd >= 0)
+		close(log_jfd);
+	log_jfd = -1;
+	closelog();
+}
+
+const char *
+log_sink(void)
+{
+	if (!(log_flags & LOG_TO_SYSLOG) || !log_syslog_up)
+		return NULL;
+	return log_journal_on ? "journal" : "syslog";
+}
+
+void
+log_set_session(const char *session, const char *user)
+{
+	snprintf(log_sess, sizeof(log_sess), "%s", session ? session : "");
+	snprintf(log_user, sizeof(log_user), "%s", user ? user : "");
+}
+
+/*
+ * The line as a journal record: false when it did not reach journald
+ * (the caller then uses syslog).  A failed send connects again once,
+ * as syslog(3) does (journald restarted).
+ */
+static bool
+log_journal(int prio, const char *msg, const struct log_field *f, size_t n)
+{
+	struct journal_rec rec;
+	size_t i;
+
+	if (!log_journal_on)
+		return false;
+	journal_rec_init(&rec);
+	if (journal_add_head(
+	        &rec, LOG_AUTHPRIV | prio, log_ident, (int)getpid(), msg) < 0)
+		return false;
+	if (log_sess[0])
+		(void)journal_add_str(&rec, "AISB_SESSION", log_sess);
+	if (log_user[0])
+		(void)journal_add_str(&rec, "AISB_USER", log_user);
+	for (i = 0; i < n; i++)
+		(void)journal_add_str(&rec, f[i].key, f[i].val);
+	if (log_jfd < 0)
+		log_jfd = journal_connect();
+	if (journal_send(log_jfd, &rec) == 0)
+		return true;
+	if (log_jfd >= 0)
+		close(log_jfd);
+	log_jfd = journal_connect();
+	return journal_send(log_jfd, &rec) == 0;
 }
 
 bool
@@ -119,7 +183,8 @@ log_fallback(const char *msg)
 }
 
 static void
-log_v(int prio, bool to_stderr, const char *fmt, va_list ap)
+log_v(int prio, bool to_stderr, const struct log_field *f, size_t nf,
+    const char *fmt, va_list ap)
 {
 	char buf[2048];
 	int saved = errno;
@@ -127,7 +192,7 @@ log_v(int prio, bool to_stderr, const char *fmt, va_list ap)
 	if (prio == LOG_DEBUG && !log_debug_on)
 		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (log_flags & LOG_TO_SYSLOG)
+	if ((log_flags & LOG_TO_SYSLOG) && !log_journal(prio, buf, f, nf))
 		syslog(prio, "%s", buf);
 	if (log_fb_fd >= 0)
 		log_fallback(buf);
@@ -154,7 +219,7 @@ log_msg(int prio, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_v(prio, true, fmt, ap);
+	log_v(prio, true, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -164,7 +229,17 @@ log_record(int prio, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_v(prio, false, fmt, ap);
+	log_v(prio, false, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_event(int prio, const struct log_field *f, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_v(prio, false, f, n, fmt, ap);
 	va_end(ap);
 }
 
@@ -175,7 +250,7 @@ log_errno(int r, const char *fmt, ...)
 
 	errno = r < 0 ? -r : r;
 	va_start(ap, fmt);
-	log_v(LOG_ERR, true, fmt, ap);
+	log_v(LOG_ERR, true, NULL, 0, fmt, ap);
 	va_end(ap);
 	return r;
 }

@@ -10,6 +10,14 @@
  * that finds none sets a fallback file (log_set_fallback: an O_APPEND
  * descriptor), which then gets every line too, "TIME IDENT[PID]: MSG"
  * (docs/admin-guide.md, "Where the records are").
+ *
+ * Where journald's native socket exists (a systemd host), every line
+ * goes there instead, as a record with fields (journal.h): MESSAGE (the
+ * syslog line's text), PRIORITY, SYSLOG_FACILITY (authpriv),
+ * SYSLOG_IDENTIFIER, SYSLOG_PID, AISB_SESSION and AISB_USER once
+ * log_set_session has named them, and what log_event adds.  When that
+ * send fails the line goes to syslog(3) (and to the fallback file when
+ * there is one), as without a journal.
  */
 #ifndef AISB_LOG_H
 #define AISB_LOG_H
@@ -26,6 +34,15 @@ enum {
 #define LOG_SYSLOG_PATH "/dev/log"
 
 void log_open(const char *ident, int flags);
+/* Close the journal's and syslog's sockets (a child about to drop its
+ * descriptors); the next line connects again. */
+void log_close(void);
+/* Where the lines go: "journal", "syslog" (a receiver on /dev/log) or
+ * NULL (neither; before log_open too). */
+const char *log_sink(void);
+/* The session and user every later record carries (AISB_SESSION,
+ * AISB_USER); copied, cut at 64 bytes.  NULL: none. */
+void log_set_session(const char *session, const char *user);
 /* Does a syslog receiver accept a connection on /dev/log now? */
 bool log_syslog_probe(void);
 /* What log_open's probe found (false before log_open). */
@@ -41,6 +58,17 @@ void log_msg(int prio, const char *fmt, ...)
 /* Syslog only, never stderr (session and decision records). */
 void log_record(int prio, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* A record's own fields: key a journal field name (AISB_EVENT, ...),
+ * val NULL to leave it out. */
+struct log_field {
+	const char *key;
+	const char *val;
+};
+
+/* A record (syslog only, as log_record) with fields for the journal. */
+void log_event(int prio, const struct log_field *f, size_t n,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
  * The stderr lines ("aisb: message\n") go through w instead of a plain

@@ -268,6 +268,7 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	char why[512];
 	int rc;
 
+	pamlog_phase(pamh, "account");
 	args_parse(pamh, argc, argv, &a);
 	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || !user || !*user)
 		return PAM_IGNORE;
@@ -286,7 +287,7 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		rc = PAM_IGNORE;
 		break;
 	case AGENT_BROKEN:
-		pamlog(pamh, LOG_ERR,
+		pamlog_event(pamh, LOG_ERR, "refuse",
 		    "refusing agent '%s' on service '%s': the policy does not "
 		    "load",
 		    user, service);
@@ -294,14 +295,14 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		break;
 	default:
 		if (!strv_has(&p->pam.services, service)) {
-			pamlog(pamh, LOG_ERR,
+			pamlog_event(pamh, LOG_ERR, "refuse",
 			    "refusing agent '%s' on service '%s': not in "
 			    "pam.services",
 			    user, service);
 			rc = PAM_PERM_DENIED;
 		} else if (loginshell_check(acc.pw.pw_shell, why, sizeof(why)) <
 		    0) {
-			pamlog(pamh, LOG_ERR,
+			pamlog_event(pamh, LOG_ERR, "refuse",
 			    "refusing agent '%s' on service '%s': its login "
 			    "shell is not aisb-shell: %s",
 			    user, service, why);
@@ -500,6 +501,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	struct args a;
 	int r, rc = PAM_SESSION_ERR;
 
+	pamlog_phase(pamh, "session");
 	args_parse(pamh, argc, argv, &a);
 	if (pam_get_item(pamh, PAM_USER, (const void **)&user) != PAM_SUCCESS ||
 	    !user || !*user)
@@ -581,7 +583,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		        PAM_SUCCESS)
 			free(name);
 	}
-	pamlog(pamh, LOG_INFO,
+	pamlog_event(pamh, LOG_INFO, "session-open",
 	    "session of agent '%s' on '%s' from '%s' tty '%s' cgroup '%s'",
 	    user, item(pamh, PAM_SERVICE), item(pamh, PAM_RHOST),
 	    item(pamh, PAM_TTY), key ? key : "none");
@@ -603,6 +605,7 @@ pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	int r, rc = PAM_SUCCESS;
 
 	(void)flags;
+	pamlog_phase(pamh, "session");
 	args_parse(pamh, argc, argv, &a);
 	pam_get_item(pamh, PAM_USER, (const void **)&user);
 	if (!user)

@@ -121,7 +121,7 @@ inner_setup(struct session *s, int slave)
 		return log_errno(
 		    -errno, "chdir %s: %m", s->pol->project.target);
 	/* Must be last: it closes every fd above 2 and drops everything. */
-	closelog();
+	log_close();
 	return lockdown_inner();
 }
 
@@ -542,6 +542,9 @@ stage_prepare(struct session *s, const struct aisb_args *a)
 		return r;
 	if ((r = slog_new_id(s->id)) < 0)
 		return log_errno(r, "getrandom: %m");
+	/* Every record from here on names the session (the journal's
+	 * AISB_SESSION and AISB_USER). */
+	log_set_session(s->id, s->user);
 	/* No syslog receiver: a file of this session's lines instead. */
 	slog_fallback(s->id, s->uid);
 	if ((r = form_build(

@@ -97,7 +97,14 @@ slog_start(const struct slog_start *s)
 	slog_peer(peer, sizeof(peer));
 	slog_tty(ttyb, sizeof(ttyb));
 	printable(proj, sizeof(proj), s->project);
-	log_record(LOG_INFO,
+	log_event(LOG_INFO,
+	    (struct log_field[]){
+	        {"AISB_EVENT", "start"},
+	        {"AISB_PROJECT", proj},
+	        {"AISB_FORM", s->mode},
+	        {"AISB_PEER", peer},
+	    },
+	    4,
 	    "session start id=%s user=%s uid=%u project='%s' "
 	    "(%s) policy=%.16s peer=%s tty=%s form=%s",
 	    s->id, s->user, (unsigned)s->uid, proj, s->how, s->policy_hash,
@@ -108,9 +115,14 @@ void
 slog_end(const char *id, int status, double seconds, bool timed_out, bool oom,
     bool ended)
 {
-	log_record(LOG_INFO, "session end id=%s status=%d duration=%.3fs%s%s%s",
-	    id, status, seconds, timed_out ? " timed-out" : "",
-	    oom ? " memory-limit" : "", ended ? " ended-by-admin" : "");
+	char st[16];
+
+	snprintf(st, sizeof(st), "%d", status);
+	log_event(LOG_INFO,
+	    (struct log_field[]){{"AISB_EVENT", "end"}, {"AISB_STATUS", st}}, 2,
+	    "session end id=%s status=%d duration=%.3fs%s%s%s", id, status,
+	    seconds, timed_out ? " timed-out" : "", oom ? " memory-limit" : "",
+	    ended ? " ended-by-admin" : "");
 }
 
 void

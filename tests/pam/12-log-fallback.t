@@ -87,7 +87,7 @@ export SYSLOG_LIB
 is "$?" 3 "no syslog, no registry: the session still runs"
 unlike "$(cat "$T/err")" "aisb: .*(record|syslog)" "no syslog, no registry: nothing about it on the session's stderr (a harness's model reads it)"
 out=$("$T/noreg.sh" env AISB_SSHD_CONFIG=/dev/null "$AISB_SHELL" --config "$T/aisb.conf" --user "$U1" --doctor 2>&1)
-like "$out" "fail: syslog: nothing listens on /dev/log and there is no $REG_DIR: session and gate records are not kept at all, pam_aisb's go only to /var/log/aisb/pam.log; fix: install and start" \
+like "$out" "fail: syslog: nothing listens on /dev/log or /run/systemd/journal/socket and there is no $REG_DIR: session and gate records are not kept at all, pam_aisb's go only to /var/log/aisb/pam.log; fix: install and start" \
     "doctor, no syslog and no registry: fail, the records are not kept at all"
 
 # ---- a receiver: syslog, no file --------------------------------------
@@ -127,7 +127,7 @@ is "$out" "" "pam, no syslog: nothing written in a /var/log/aisb others may writ
 
 # ---- the doctor ------------------------------------------------------
 out=$(without_syslog env AISB_SSHD_CONFIG=/dev/null "$AISB_SHELL" --config "$T/aisb.conf" --user "$U1" --doctor 2>&1)
-like "$out" "fail: syslog: nothing listens on /dev/log: session, gate and pam_aisb records go only to $REG_DIR/UID/ID.log and /var/log/aisb/pam.log; fix: install and start a syslog daemon" \
+like "$out" "fail: syslog: nothing listens on /dev/log or /run/systemd/journal/socket: session, gate and pam_aisb records go only to $REG_DIR/UID/ID.log and /var/log/aisb/pam.log; fix: install and start a syslog daemon" \
     "doctor, no syslog, an agent: fail, with where the records are and the fix"
 out=$(with_syslog "$T/syslog" env AISB_SSHD_CONFIG=/dev/null "$AISB_SHELL" --config "$T/aisb.conf" --user "$U1" --doctor)
 like "$out" "ok: syslog: a receiver listens on /dev/log" "doctor, syslog: ok"

@@ -198,7 +198,7 @@ main(void)
 	(void)setsockopt(
 	    sv[0], SOL_SOCKET, SO_SNDBUF, &(int){8 << 20}, sizeof(int));
 	peer = sv[1];
-	record_open(false);
+	record_open(false, "-", "-");
 	egress_open(sv[0], true);
 	RUN(notices_once_per_name);
 	RUN(entries);

@@ -168,7 +168,7 @@ main(void)
 		printf("1..0 # SKIP no memfd\n");
 		return 0;
 	}
-	record_open(true);
+	record_open(true, "-", "-");
 	RUN(lines);
 	RUN(rates);
 	return tap_done();
