@@ -165,8 +165,7 @@ rec_journal(const char *msg, size_t len, const struct rec_about *a)
 		(void)journal_add_uint(&rec_j, "AISB_PORT", c->port);
 		if (c->addr && c->addr[0])
 			(void)journal_add_str(&rec_j, "AISB_ADDRESS", c->addr);
-	}
-	else
+	} else
 		(void)journal_add_str(&rec_j, "AISB_HOST", a->host);
 	(void)journal_add_str(&rec_j, "AISB_RULE", a->rule);
 	(void)journal_add_str(&rec_j, "AISB_DECISION", a->decision);
@@ -246,7 +245,8 @@ rate_ok(struct rate *r)
 	}
 	r->tokens -= 1;
 	if (r->dropped) {
-		line(ABOUT(.event = "suppressed"), "%lu %s log lines suppressed (rate limit)", r->dropped,
+		line(ABOUT(.event = "suppressed"),
+		    "%lu %s log lines suppressed (rate limit)", r->dropped,
 		    r->what);
 		r->dropped = 0;
 	}
@@ -256,8 +256,9 @@ rate_ok(struct rate *r)
 void
 record_ready(const char *session, const char *user, size_t nallow, size_t ndeny)
 {
-	line(ABOUT(.event = "ready"), "gate ready: session %s, user %s, %zu allow and %zu deny "
-	     "entries",
+	line(ABOUT(.event = "ready"),
+	    "gate ready: session %s, user %s, %zu allow and %zu deny "
+	    "entries",
 	    session, user, nallow, ndeny);
 }
 
@@ -271,7 +272,7 @@ record_allow(const struct record_conn *s, const char *why, bool again)
 	if (again)
 		line(ABOUT(.event = "allow", .c = s, .rule = why),
 		    "allow %s name=%s port=%u address=%s rule=\"%s\" "
-		     "(keep-alive)",
+		    "(keep-alive)",
 		    s->kind, s->name, s->port, s->addr, why);
 	else
 		line(ABOUT(.event = "allow", .c = s, .rule = why),
@@ -284,7 +285,8 @@ record_deny(const struct record_conn *s, const char *rule, const char *why)
 {
 	egress_deny(s, rule, why);
 	if (rate_ok(&conn_rate))
-		line(ABOUT(.event = "deny", .c = s, .rule = rule, .reason = why),
+		line(
+		    ABOUT(.event = "deny", .c = s, .rule = rule, .reason = why),
 		    "deny %s name=%s port=%u rule=%s reason=\"%s\"", s->kind,
 		    s->name, s->port, rule, why);
 }
@@ -293,7 +295,8 @@ void
 record_deny_nodst(int err)
 {
 	if (rate_ok(&conn_rate))
-		line(ABOUT(.event = "deny"), "deny capture: no original destination (%s)",
+		line(ABOUT(.event = "deny"),
+		    "deny capture: no original destination (%s)",
 		    strerror(err));
 }
 
@@ -301,9 +304,10 @@ void
 record_refuse(const struct record_conn *s, const char *addr, const char *range)
 {
 	if (rate_ok(&conn_rate))
-		line(ABOUT(.event = "refuse", .c = s, .rule = "special-purpose"),
+		line(
+		    ABOUT(.event = "refuse", .c = s, .rule = "special-purpose"),
 		    "refuse %s name=%s port=%u address=%s "
-		     "reason=\"special-purpose range %s\"",
+		    "reason=\"special-purpose range %s\"",
 		    s->kind, s->name, s->port, addr, range);
 }
 
@@ -325,7 +329,7 @@ record_close(const struct record_conn *s, unsigned long long up,
 	if (rate_ok(&conn_rate))
 		line(ABOUT(.event = "close", .c = s),
 		    "close %s name=%s port=%u address=%s up=%llu down=%llu "
-		     "duration=%llums",
+		    "duration=%llums",
 		    s->kind, s->name, s->port, s->addr, up, down,
 		    (unsigned long long)ms);
 }
@@ -359,7 +363,8 @@ record_refusing(size_t open, size_t limit)
 
 	if (loop_now() - last > 1000) {
 		if (rate_ok(&conn_rate))
-			line(ABOUT(.event = "refusing"), "refusing connections: %zu open (limit %zu)", open,
+			line(ABOUT(.event = "refusing"),
+			    "refusing connections: %zu open (limit %zu)", open,
 			    limit);
 		last = loop_now();
 	}
@@ -371,8 +376,8 @@ record_suffix_bound(const char *entry, const char *src, unsigned limit)
 	/* Once per entry and session (suffix.c): no rate limit needed. */
 	line(ABOUT(.event = "suffix-bound", .rule = entry),
 	    "suffix-bound entry=%s limit=%u: network.allow entry %s (%s) "
-	     "has had %u distinct names this session; new names below it "
-	     "are refused (network.suffix_names)",
+	    "has had %u distinct names this session; new names below it "
+	    "are refused (network.suffix_names)",
 	    entry, limit, entry, src ? src : "?", limit);
 }
 
@@ -390,7 +395,8 @@ record_cred_misuse(
     const struct record_conn *s, const char *cred, const char *why)
 {
 	if (rate_ok(&conn_rate))
-		line(ABOUT(.event = "deny", .c = s, .rule = "credential", .reason = why),
+		line(ABOUT(.event = "deny", .c = s, .rule = "credential",
+		         .reason = why),
 		    "deny %s name=%s port=%u credential=%s reason=\"%s\"",
 		    s->kind, s->name, s->port, cred, why);
 }
@@ -420,7 +426,7 @@ record_dns(const char *proto, const char *name, uint16_t type,
 	if (synth)
 		line(ABOUT(.event = "dns", .host = name, .decision = decision),
 		    "dns %s query name=%s type=%s decision=%s "
-		     "address=%u.%u.%u.%u",
+		    "address=%u.%u.%u.%u",
 		    proto, name, dns_type_name(type, tb, sizeof(tb)), decision,
 		    synth >> 24, (synth >> 16) & 0xff, (synth >> 8) & 0xff,
 		    synth & 0xff);

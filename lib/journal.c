@@ -95,12 +95,13 @@ journal_add_uint(struct journal_rec *r, const char *key, unsigned long v)
 }
 
 int
-journal_add_head(
-    struct journal_rec *r, int prio, const char *ident, int pid, const char *msg)
+journal_add_head(struct journal_rec *r, int prio, const char *ident, int pid,
+    const char *msg)
 {
 	int fac = LOG_FAC(prio) ? LOG_FAC(prio) : LOG_FAC(LOG_USER), e;
 
-	if ((e = journal_add_uint(r, "PRIORITY", (unsigned)LOG_PRI(prio))) < 0 ||
+	if ((e = journal_add_uint(r, "PRIORITY", (unsigned)LOG_PRI(prio))) <
+	        0 ||
 	    (e = journal_add_uint(r, "SYSLOG_FACILITY", (unsigned)fac)) < 0 ||
 	    (e = journal_add_str(r, "SYSLOG_IDENTIFIER", ident)) < 0 ||
 	    (e = journal_add_uint(r, "SYSLOG_PID", (unsigned)pid)) < 0)

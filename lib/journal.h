@@ -41,8 +41,8 @@ journal_rec_init(struct journal_rec *r)
  * nothing added.  0 when added whole, 1 when the value was cut, -E2BIG
  * when not even the key fits (nothing added; cut set).
  */
-int journal_add(struct journal_rec *r, const char *key, const char *val,
-    size_t n);
+int journal_add(
+    struct journal_rec *r, const char *key, const char *val, size_t n);
 /* The same with a C string (NULL: nothing added, 0). */
 int journal_add_str(struct journal_rec *r, const char *key, const char *val);
 int journal_add_uint(struct journal_rec *r, const char *key, unsigned long v);

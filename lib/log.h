@@ -67,8 +67,8 @@ struct log_field {
 };
 
 /* A record (syslog only, as log_record) with fields for the journal. */
-void log_event(int prio, const struct log_field *f, size_t n,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void log_event(int prio, const struct log_field *f, size_t n, const char *fmt,
+    ...) __attribute__((format(printf, 4, 5)));
 
 /*
  * The stderr lines ("aisb: message\n") go through w instead of a plain

@@ -145,8 +145,8 @@ to_journal(pam_handle_t *pamh, int prio, const char *event, const char *msg)
 	snprintf(text, JOURNAL_VALUE_MAX, "pam_aisb(%s:%s): %s", sv,
 	    phase ? (const char *)phase : "", msg);
 	journal_rec_init(rec);
-	if (journal_add_head(rec, LOG_AUTHPRIV | prio, ident, (int)getpid(),
-	        text) < 0)
+	if (journal_add_head(
+	        rec, LOG_AUTHPRIV | prio, ident, (int)getpid(), text) < 0)
 		goto out;
 	(void)journal_add_str(rec, "AISB_PROGRAM", "pam_aisb");
 	(void)journal_add_str(rec, "AISB_EVENT", event);

@@ -198,20 +198,22 @@ check_syslog(struct doctor *d, bool agents)
 	if (log_syslog_probe()) {
 		doctor_report(d, OK, "syslog", NULL,
 		    "a receiver listens on " LOG_SYSLOG_PATH
-		    ": records go there (no journal socket at "
-		    JOURNAL_SOCKET_PATH ")");
+		    ": records go there (no journal socket "
+		    "at " JOURNAL_SOCKET_PATH ")");
 		return;
 	}
 	if (stat(AISB_REGISTRY_DIR, &st) < 0 || !S_ISDIR(st.st_mode))
 		doctor_report(d, agents ? FAIL : WARN, "syslog", SYSLOG_FIX,
 		    "nothing listens on " LOG_SYSLOG_PATH
-		    " or " JOURNAL_SOCKET_PATH " and there is no " AISB_REGISTRY_DIR
+		    " or " JOURNAL_SOCKET_PATH
+		    " and there is no " AISB_REGISTRY_DIR
 		    ": session and gate records are not kept at all, "
 		    "pam_aisb's go only to " AISB_LOG_DIR "/" AISB_PAM_LOG);
 	else
 		doctor_report(d, agents ? FAIL : WARN, "syslog", SYSLOG_FIX,
 		    "nothing listens on " LOG_SYSLOG_PATH
-		    " or " JOURNAL_SOCKET_PATH ": session, gate and pam_aisb records go only "
+		    " or " JOURNAL_SOCKET_PATH
+		    ": session, gate and pam_aisb records go only "
 		    "to " AISB_REGISTRY_DIR "/UID/ID.log and " AISB_LOG_DIR
 		    "/" AISB_PAM_LOG);
 }
