@@ -390,9 +390,10 @@ uint64_t loop_now(void); /* monotonic ms */
 const struct gate_opts *loop_opts(void);
 
 /*
- * record.c: the gate's records, the one place they are written: syslog
- * (authpriv.info), and stderr when asked.  Each call is one decision
- * with what it is about; connection and DNS records are rate limited.
+ * record.c: the gate's records, the one place they are written: the
+ * journal or syslog (authpriv.info), and stderr when asked.  Each call
+ * is one decision with what it is about; connection and DNS records are
+ * rate limited.
  * record_open connects to journald (where it runs) and /dev/log, and
  * names the session and user of every record; call it before the
  * lockdown.

@@ -2,7 +2,8 @@
  * record.c: the gate's records, the one place they are written.  Each
  * decision of the proxy, the capture port and the DNS stub is one call
  * here with what it is about (struct record_conn, the query); the line
- * is formatted once and goes to syslog (authpriv.info) and, with
+ * is formatted once and goes to the journal with its fields where
+ * journald runs, else to syslog (authpriv.info), and, with
  * --log-stderr, to stderr.  The second sink, the session's egress
  * record (egress.c), takes the same decisions from these functions,
  * before any rate limit: syslog may drop lines, the record counts all.
