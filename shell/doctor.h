@@ -83,6 +83,12 @@ void doctor_groups(
     struct doctor *d, const struct passwd *pw, const struct aisb_policy *p);
 
 /*
+ * doctor_registry.c: pw's entry in the session registry is its own
+ * (another account that makes it first hides pw's sessions).
+ */
+void doctor_registry(struct doctor *d, const struct passwd *pw);
+
+/*
  * doctor_disk.c: what bounds the disk pw can fill through its home and
  * project (a quota, or a filesystem of their own); warns when nothing.
  */

@@ -354,6 +354,7 @@ doctor_agent_check(struct doctor *d, const struct passwd *pw)
 	    d, pw->pw_name, "cron.deny", "/etc/cron.allow", "/etc/cron.deny");
 	check_deny(d, pw->pw_name, "at.deny", "/etc/at.allow", "/etc/at.deny");
 	doctor_groups(d, pw, p);
+	doctor_registry(d, pw);
 	if (p) {
 		if (p->home.path && !p->home.tmpfs)
 			check_dir(

@@ -128,6 +128,14 @@ sessrec_start(const struct sessrec_info *info)
 	if (e == -ENOENT)
 		log_debug("no session registry (%s): not recorded",
 		    AISB_REGISTRY_DIR);
+	else if (e == -EPERM || e == -EACCES)
+		log_record(LOG_WARNING,
+		    "session %s: no registry entry: %s/%u is not this "
+		    "account's own (or %s is not root's), so --sessions and "
+		    "--end cannot see the session; aisb-shell --doctor names "
+		    "the fix",
+		    s->id, AISB_REGISTRY_DIR, (unsigned)info->uid,
+		    AISB_REGISTRY_DIR);
 	else if (e < 0) {
 		errno = -e;
 		log_record(LOG_WARNING,
