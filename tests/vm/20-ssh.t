@@ -4,7 +4,8 @@
 # in its cgroup v2 (memory.max, pids.max, cpu.max) and hold (a memory hog
 # is killed, a fork bomb stopped, a busy loop throttled); `loginctl`
 # lists the session, and `loginctl terminate-session` ends every process
-# of it within a second, leaving no cgroup behind.
+# of it within a second, leaving no cgroup behind; so does root's
+# `aisb-shell --end ID`, and logind's scope of the session ends with it.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/vm/lib.sh
@@ -163,5 +164,57 @@ wait_for no_agent_cgroups
 is "$(agent_cgroups)" "" "no cgroup of the session is left"
 ok "and the logind scope is gone (${scope#/sys/fs/cgroup/})" test -n "$scope" -a ! -d "$scope"
 ok "loginctl no longer lists it" test -z "$(loginctl list-sessions --no-legend | awk -v s="$sid" '$1 == s')"
+
+# --- aisb-shell --end --------------------------------------------------------
+# The same from aisb's side, with the shipped strict limits: root ends
+# the session by its aisb id; the sandbox's processes go, the ssh client
+# gets 124, the session cgroup is removed and logind's scope ends too.
+t_end0=$(date +%s%N)
+VM_SSH_TIMEOUT=300 agent_ssh_bg 'sleep 1011 & setsid nohup sleep 1012 >/dev/null 2>&1 & exec sleep 1013'
+three_sleeps() { [ "$(pgrep -u "$AGENT" -fc '^sleep 101[1-3]$')" = 3 ]; }
+wait_for three_sleeps
+wait_for has_session_cgroup
+t_up=$(date +%s%N)
+cg=$(session_cgroup)
+id=${cg##*/session-}
+# logind's scope is the session cgroup's ancestor (a loginctl call costs
+# more than a second under emulation).
+scope=${cg%%.scope/*}.scope
+ok "the session runs in logind's scope (${scope#/sys/fs/cgroup/})" \
+    test "$scope" != "$cg.scope" -a -d "$scope"
+like "$(aisb-shell --sessions)" "^$id +$AGENT " "--sessions lists the ssh session ($id)"
+is "$(cat "$cg/memory.max" 2>&1) $(cat "$cg/pids.max" 2>&1)" "4294967296 1024" \
+    "... under the shipped strict limits"
+sandbox_pids=$(find "$cg" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -un)
+ok "its cgroup holds the sandbox's processes ($(printf '%s\n' "$sandbox_pids" | grep -c .))" \
+    test "$(printf '%s\n' "$sandbox_pids" | grep -c .)" -ge 3
+t1=$(date +%s%N)
+out=$(aisb-shell --end "$id" 2>&1)
+rc=$?
+end=$((t1 + 5000000000))
+while sandbox_alive && [ "$(date +%s%N)" -lt "$end" ]; do sleep 0.01; done
+t2=$(date +%s%N)
+ms=$(((t2 - t1) / 1000000))
+is "$rc" 0 "aisb-shell --end ID ($out)"
+# The same 2 s under emulation as loginctl's above.
+ok "... ends every process of the sandbox within 2 s under emulation (${ms} ms)" \
+    test "$ms" -le 2000 -a -z "$(for p in $sandbox_pids; do [ -d "/proc/$p" ] && echo "$p"; done)"
+ok "... and its session cgroup is gone" test ! -d "$cg"
+wait "$BG"
+is "$?" 124 "the ssh client gets 124"
+t_ssh=$(date +%s%N)
+wait_gone 10
+left=$(pgrep -u "$AGENT" -a)
+ok "no process of the agent is left" test -z "$left"
+[ -z "$left" ] || diag "left: $left"
+t_gone=$(date +%s%N)
+wait_for no_agent_cgroups
+is "$(agent_cgroups)" "" "no cgroup of the session is left"
+scope_gone() { [ ! -d "$scope" ]; }
+wait_for scope_gone
+ok "and the logind scope ends too (${scope#/sys/fs/cgroup/})" \
+    test "$scope" != "$cg.scope" -a ! -d "$scope"
+t_end1=$(date +%s%N)
+diag "the --end part: $(((t_end1 - t_end0) / 1000000)) ms (login $(((t_up - t_end0) / 1000000)), --end $(((t2 - t1) / 1000000)), ssh $(((t_ssh - t2) / 1000000)), agent gone $(((t_gone - t_ssh) / 1000000)), cgroups and scope $(((t_end1 - t_gone) / 1000000)))"
 
 done_testing
