@@ -23,6 +23,7 @@
 #include "callerenv.h"
 #include "doctor.h"
 #include "loginshell.h"
+#include "pathsafe.h"
 #include "policy.h"
 #include "util.h"
 
@@ -68,103 +69,17 @@ check_deny(struct doctor *d, const char *user, const char *what,
 		    "not in %s: jobs run by /bin/sh, not by aisb-shell", deny);
 }
 
-/*
- * The directories a session opens by name before it resolves anything
- * safely: every directory above a project root (or above project.path
- * when no root holds it) and above the home.  aisb-shell opens the root
- * by its path, following symlinks, and only then resolves the project
- * beneath it (openat2 RESOLVE_BENEATH).  Whoever may rename or replace
- * one of those directories picks the host directory that becomes the
- * agent's read-write /project: another agent's, or a tree of root's.
- * So each must be root's and not writable by group or other (sticky
- * excepted); a symlink on the way must be root's, and the directories
- * it leads to pass the same test.  Below the root the agent may own
- * everything: it can choose nothing there that leaves the root.
- */
-enum unsafe { SAFE, UNSAFE_LINK, UNSAFE_OWNER, UNSAFE_MODE };
-
-struct unsafe_at {
-	enum unsafe why;
-	char path[PATH_MAX];
-	uid_t uid;
-	mode_t mode;
-};
-
-static enum unsafe
-dir_unsafe(const char *path, struct unsafe_at *u)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return SAFE; /* missing: the path's own check says so */
-	u->uid = st.st_uid;
-	u->mode = st.st_mode & 07777;
-	if (S_ISLNK(st.st_mode))
-		return st.st_uid != 0 ? UNSAFE_LINK : SAFE;
-	if (st.st_uid != 0)
-		return UNSAFE_OWNER;
-	if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
-		return UNSAFE_MODE;
-	return SAFE;
-}
-
-/* The first unsafe directory strictly above path, as written and with
- * its symlinks resolved.  false when there is none. */
-static bool
-unsafe_above(const char *path, struct unsafe_at *u)
-{
-	_cleanup_free_ char *real = realpath(path, NULL);
-	const char *const paths[] = {path, real};
-
-	for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
-		char *slash;
-
-		if (paths[i] == NULL)
-			continue;
-		snprintf(u->path, sizeof(u->path), "%s", paths[i]);
-		while ((slash = strrchr(u->path, '/')) && slash != u->path) {
-			*slash = '\0';
-			if ((u->why = dir_unsafe(u->path, u)) != SAFE)
-				return true;
-		}
-	}
-	return false;
-}
-
-/* One failure line that says which condition failed, with its fix. */
+/* One failure line that says which condition failed, with its fix: the
+ * session refuses with the same text (pathsafe.h). */
 static void
 report_unsafe(struct doctor *d, const char *check, const char *path,
-    const char *role, const struct unsafe_at *u)
+    const char *role, const struct pathsafe *u)
 {
-	char fix[PATH_MAX + 100];
+	char fix[PATH_MAX + 100], text[3 * PATH_MAX];
 
-	switch (u->why) {
-	case UNSAFE_LINK:
-		snprintf(fix, sizeof(fix),
-		    "replace it by the directory it points to, or let root "
-		    "own it (chown -h root:root %s)",
-		    u->path);
-		doctor_report(d, FAIL, check, fix,
-		    "'%s' above %s %s is a symlink owned by uid %u, not root",
-		    u->path, role, path, (unsigned)u->uid);
-		break;
-	case UNSAFE_OWNER:
-		snprintf(fix, sizeof(fix), "chown root:root %s", u->path);
-		doctor_report(d, FAIL, check, fix,
-		    "'%s' above %s %s is owned by uid %u, not root: whoever "
-		    "owns it can swap what lies below",
-		    u->path, role, path, (unsigned)u->uid);
-		break;
-	case UNSAFE_MODE:
-		snprintf(fix, sizeof(fix), "chmod go-w %s", u->path);
-		doctor_report(d, FAIL, check, fix,
-		    "'%s' above %s %s is writable by group or other (mode "
-		    "%04o)",
-		    u->path, role, path, (unsigned)u->mode);
-		break;
-	case SAFE:
-		break;
-	}
+	pathsafe_fix(u, fix, sizeof(fix));
+	pathsafe_text(u, role, path, text, sizeof(text));
+	doctor_report(d, FAIL, check, fix, "%s", text);
 }
 
 /* Is path (absolute) root itself or below it?  Lexically, as
@@ -183,9 +98,9 @@ is_under(const char *root, const char *path)
 }
 
 /*
- * The project roots: the directories above each must be root's (above);
- * the root itself may be the agent's or root's, and writable by nobody
- * else.  False when any line failed.
+ * The project roots: the directories above each must be root's; the
+ * root itself may be the agent's or root's, and writable by nobody else
+ * (pathsafe.h).  False when any line failed.
  */
 static bool
 check_roots(struct doctor *d, const struct passwd *pw,
@@ -195,31 +110,13 @@ check_roots(struct doctor *d, const struct passwd *pw,
 
 	for (size_t i = 0; i < p->project.roots.n; i++) {
 		const char *root = p->project.roots.v[i];
-		struct unsafe_at u;
+		struct pathsafe u;
 		struct stat st;
+		/* Only a root that holds the project must exist. */
+		bool there = stat(root, &st) == 0 && S_ISDIR(st.st_mode);
 
-		if (unsafe_above(root, &u)) {
+		if (pathsafe_root(root, there ? &st : NULL, pw->pw_uid, &u)) {
 			report_unsafe(d, check, root, "project root", &u);
-			good = false;
-			continue;
-		}
-		if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
-			continue; /* only a root that holds the project must
-			             exist */
-		if (st.st_uid != 0 && st.st_uid != pw->pw_uid) {
-			doctor_report(d, FAIL, check,
-			    "chown it to root or to the agent",
-			    "project root %s is owned by uid %u, neither root "
-			    "nor "
-			    "the agent",
-			    root, (unsigned)st.st_uid);
-			good = false;
-		} else if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
-			doctor_report(d, FAIL, check, "chmod go-w",
-			    "project root %s is writable by group or other "
-			    "(mode "
-			    "%04o)",
-			    root, (unsigned)(st.st_mode & 07777));
 			good = false;
 		}
 	}
@@ -231,7 +128,7 @@ check_dir(struct doctor *d, const struct passwd *pw, const char *what,
     const char *path, const struct aisb_policy *p, bool made_at_login)
 {
 	char check[300], fix[PATH_MAX + 100];
-	struct unsafe_at u;
+	struct pathsafe u;
 	struct stat st;
 	bool in_root = false;
 
@@ -243,7 +140,7 @@ check_dir(struct doctor *d, const struct passwd *pw, const char *what,
 		if (!check_roots(d, pw, p, check))
 			return;
 	}
-	if (!in_root && unsafe_above(path, &u)) {
+	if (!in_root && pathsafe_above(path, &u)) {
 		report_unsafe(d, check, path, what, &u);
 		return;
 	}

@@ -4,7 +4,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +16,7 @@
 
 #include "callerenv.h"
 #include "log.h"
+#include "pathsafe.h"
 #include "project.h"
 #include "session.h"
 #include "util.h"
@@ -142,6 +146,46 @@ cwd_path(void)
 	return getcwd(NULL, 0);
 }
 
+/*
+ * Refuse a project whose root (or, outside every root, whose
+ * project.path) someone other than root could redirect, with the
+ * doctor's words (pathsafe.h).  The outer runs this as the agent before
+ * anything of the session exists.  The root is opened first and
+ * compared with its path after the check: what passed is what the path
+ * leads to, and from then on only root can change that.
+ */
+static int
+path_safe(const struct aisb_policy *p, const struct project_sel *s)
+{
+	const char *path = s->root ? s->root : s->path;
+	const char *key = s->root ? "project.roots" : "project.path";
+	_cleanup_close_ int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char text[3 * PATH_MAX];
+	struct stat st, now;
+	struct pathsafe u;
+	bool bad;
+
+	if (fd < 0)
+		return 0; /* project_open says why */
+	if (fstat(fd, &st) < 0)
+		return log_errno(-errno, "project %s: %m", path);
+	bad = s->root ? pathsafe_root(path, &st, getuid(), &u)
+	              : pathsafe_above(path, &u);
+	if (bad) {
+		pathsafe_text(&u, s->root ? "project root" : "project", path,
+		    text, sizeof(text));
+		return log_errno(-SESSION_EPOLICY,
+		    "%s: %s: %s; refusing (aisb-shell --doctor)",
+		    policy_origin(p, key), key, text);
+	}
+	if (stat(path, &now) < 0 || now.st_dev != st.st_dev ||
+	    now.st_ino != st.st_ino)
+		return log_errno(-SESSION_EPOLICY,
+		    "%s %s changed while it was checked; refusing",
+		    s->root ? "project root" : "project", path);
+	return 0;
+}
+
 int
 project_select(const struct aisb_policy *p, struct project_sel *ret)
 {
@@ -184,7 +228,9 @@ project_select(const struct aisb_policy *p, struct project_sel *ret)
 				return r;
 		}
 	}
-	r = project_open(&s, &fd);
+	r = path_safe(p, &s);
+	if (r >= 0)
+		r = project_open(&s, &fd);
 	if (r < 0) {
 		project_sel_free(&s);
 		return r;
