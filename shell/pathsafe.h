@@ -29,8 +29,8 @@ enum pathsafe_why {
 	PATHSAFE_LINK, /* a symlink above, not root's */
 	PATHSAFE_OWNER, /* a directory above, not root's */
 	PATHSAFE_MODE, /* a directory above, writable by group or other */
-	PATHSAFE_ROOT_OWNER, /* the root itself: neither root's nor the agent's */
-	PATHSAFE_ROOT_MODE, /* the root itself: writable by group or other */
+	PATHSAFE_ROOT_OWNER, /* the root: neither root's nor the agent's */
+	PATHSAFE_ROOT_MODE, /* the root: writable by group or other */
 };
 
 struct pathsafe {
@@ -62,8 +62,8 @@ bool pathsafe_root(
  * path ("project root", "project").  The doctor prints it, the session
  * refuses with it.
  */
-void pathsafe_text(const struct pathsafe *u, const char *role,
-    const char *path, char *buf, size_t n);
+void pathsafe_text(const struct pathsafe *u, const char *role, const char *path,
+    char *buf, size_t n);
 
 /* The command or the step that fixes it, for the doctor. */
 void pathsafe_fix(const struct pathsafe *u, char *buf, size_t n);
