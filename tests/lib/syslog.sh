@@ -4,9 +4,10 @@
 # runs in a private mount namespace whose /dev is a fresh tmpfs: the
 # host's usual device nodes bound in, and /dev/log a datagram socket that
 # a small listener copies to the file.  In that namespace /run/systemd
-# is a fresh tmpfs too, so journald's native socket
-# (/run/systemd/journal/socket) is absent, or, with with_journal, a
-# listener of its own that writes each record as one JSON object a line.
+# has no journal directory (the rest of it stays), so journald's native
+# socket (/run/systemd/journal/socket) is absent, or, with with_journal,
+# a listener of its own that writes each record as one JSON object a
+# line.
 # Needs root and python3; does not need tap.sh.
 
 SYSLOG_LIB=$(realpath "${BASH_SOURCE[0]}")
@@ -61,11 +62,30 @@ while True:
     out.flush()
 '
 
-# _syslog_no_journal: /run/systemd a fresh tmpfs (inside a private mount
-# namespace only): no journal socket, whatever the host runs.
+# _syslog_no_journal: /run/systemd without its journal (inside a private
+# mount namespace only): a fresh tmpfs with every other entry of the
+# host's bound back (/run/systemd/system tells aisb it runs under
+# systemd), so no journal socket is there, whatever the host runs, and
+# a test listener may make one.
 _syslog_no_journal() {
+	local old e n
 	[ -d /run/systemd ] || return 0
-	mount -t tmpfs -o mode=755 tmpfs /run/systemd
+	old=$(mktemp -d) || return 1
+	mount --bind /run/systemd "$old" || return 1
+	mount -t tmpfs -o mode=755 tmpfs /run/systemd || return 1
+	for e in "$old"/* "$old"/.[!.]*; do
+		[ -e "$e" ] || [ -L "$e" ] || continue
+		n=${e##*/}
+		[ "$n" = journal ] && continue
+		if [ -L "$e" ]; then
+			cp -P "$e" "/run/systemd/$n"
+		elif [ -d "$e" ]; then
+			mkdir "/run/systemd/$n" && mount --bind "$e" "/run/systemd/$n"
+		else
+			touch "/run/systemd/$n" && mount --bind "$e" "/run/systemd/$n"
+		fi
+	done
+	umount -l "$old" && rmdir "$old"
 }
 
 # journal_run LOG: only inside a private mount namespace: a journal
