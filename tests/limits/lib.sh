@@ -39,6 +39,12 @@ lim_user() {
 	mkdir -p "$h/project"
 	cp "$LIM_TOOL_SRC" "$h/project/lim_tool"
 	chown -R "$1:" "$h/project"
+	# The project root is %h/project, so its parent, the passwd home,
+	# must be one nobody but root can redirect (docs/threat-model.md,
+	# project roots): root's, and sticky so that the scripts running as
+	# the user can still leave their output files in it.
+	chown root:root "$h"
+	chmod 1777 "$h"
 }
 
 # lim_conf NAME LIMITS...: $LIM_DIR/NAME.conf with the given limits
