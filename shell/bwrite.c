@@ -40,6 +40,7 @@ bwrite(int fd, const void *buf, size_t n, int ms)
 	struct pollfd pf = {.fd = fd, .events = POLLOUT};
 	const char *p = buf;
 	int64_t end = util_now_ms() + (ms > 0 ? ms : 0), left;
+	unsigned tries = 0;
 	sigset_t alrm, old_mask;
 	size_t done = 0;
 	ssize_t w;
@@ -52,11 +53,15 @@ bwrite(int fd, const void *buf, size_t n, int ms)
 		return -errno;
 	sigprocmask(SIG_UNBLOCK, &alrm, &old_mask);
 	while (done < n) {
-		left = end - util_now_ms();
-		if (poll(&pf, 1, left > 0 ? (int)left : 0) <= 0) {
-			if (errno == EINTR && left > 0)
-				continue;
-			break; /* not writable in time */
+		/* The first write goes without a poll: it mostly takes all
+		 * at once, and blocks one slice at most. */
+		if (tries++ > 0) {
+			left = end - util_now_ms();
+			if (poll(&pf, 1, left > 0 ? (int)left : 0) <= 0) {
+				if (errno == EINTR && left > 0)
+					continue;
+				break; /* not writable in time */
+			}
 		}
 		/* The interval repeats: a slice missed before write(2)
 		 * started still interrupts it. */
@@ -70,7 +75,7 @@ bwrite(int fd, const void *buf, size_t n, int ms)
 			break;
 		else
 			err = 0;
-		if (util_now_ms() >= end)
+		if (done < n && util_now_ms() >= end)
 			break;
 	}
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);

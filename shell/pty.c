@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -126,18 +127,31 @@ struct obuf {
  */
 #define REDACT_QUIET_MS 50
 
-/* A read of an output pipe, at most. */
-#define PIPE_READ 65536
+/*
+ * Without a tty, with secrets, every byte the sandbox writes takes one
+ * more pipe and a read, scan and write here.  Big pipes make that
+ * cheaper: the inner's output pipes, and the caller's fd 1 or 2 when it
+ * is a pipe, are made PIPE_BIG (F_SETPIPE_SZ; less when pipe-max-size or
+ * the user's pipe quota says no) for the session, and one read takes up
+ * to what the pipe holds.  The caller's pipe gets its size back at the
+ * end.
+ */
+#define PIPE_BIG (1 << 20)
+#define PIPE_SMALL 65536 /* a pipe's default size */
 
 /* Without a tty, with secrets: one of the inner's output pipes. */
 struct opipe {
 	int fd; /* its read end; -1: none, or read to its end */
 	int to; /* the caller's fd: 1 or 2 */
+	int to_size; /* the caller's pipe size before, to give back; 0 */
 	struct redact *rd;
 	bool broken; /* the caller's fd is gone: discard */
 	int64_t last_in; /* when bytes last came */
 	uint8_t *d; /* redacted, for the caller: cap bytes */
 	size_t cap, off, len;
+	size_t used; /* of d: the most ever written (wiped at the end) */
+	size_t rmax; /* one read, at most */
+	bool out_polled; /* the caller's fd is in this poll (later) */
 };
 
 static void
@@ -175,7 +189,8 @@ struct relay {
 	uint8_t *red;
 	size_t red_cap, red_off, red_len;
 	struct opipe pipe[2];
-	uint8_t *praw; /* one read of a pipe */
+	uint8_t *praw; /* a pipe's bytes to redact again: praw_cap */
+	size_t praw_cap, praw_used;
 };
 
 /*
@@ -663,34 +678,54 @@ pipe_room(const struct opipe *o)
 	return o->cap - o->len >= redact_room(o->rd, 1);
 }
 
-/* One read of the pipe, redacted into its buffer. */
-static void
+/*
+ * One read of the pipe, straight into its buffer: the bytes that pass
+ * as they are (redact_pass: mostly all) stay where they are read; the
+ * rest, from the first value on, is redacted into the buffer from a
+ * copy.  True when bytes came.
+ */
+static bool
 pipe_read(struct relay *r, struct opipe *o)
 {
-	size_t want = PIPE_READ, got = 0;
+	size_t want = o->rmax, got = 0, pass;
+	uint8_t *at;
 	ssize_t n;
 
-	if (o->off > 0) {
+	if (o->off > 0 && o->cap - o->off - o->len < redact_room(o->rd, want)) {
 		memmove(o->d, o->d + o->off, o->len);
 		o->off = 0;
 	}
-	while (want > 0 && redact_room(o->rd, want) > o->cap - o->len)
+	while (want > 0 && redact_room(o->rd, want) > o->cap - o->off - o->len)
 		want /= 2;
 	if (want == 0)
-		return;
-	n = read(o->fd, r->praw, want);
+		return false;
+	at = o->d + o->off + o->len;
+	n = read(o->fd, at, want);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
+		return false;
 	if (n <= 0) {
 		/* Every writer is gone: what is held goes out next. */
 		close(o->fd);
 		o->fd = -1;
-		return;
+		return false;
 	}
-	redact_feed(o->rd, (const char *)r->praw, (size_t)n,
-	    (char *)o->d + o->len, &got);
-	o->len += got;
 	o->last_in = util_now_ms();
+	pass = redact_pass(o->rd, (const char *)at, (size_t)n);
+	o->len += pass;
+	if (pass < (size_t)n) {
+		size_t rest = (size_t)n - pass;
+
+		/* The output may be longer than the bytes it replaces. */
+		memcpy(r->praw, at + pass, rest);
+		if (rest > r->praw_used)
+			r->praw_used = rest;
+		redact_feed(o->rd, (const char *)r->praw, rest,
+		    (char *)at + pass, &got);
+		o->len += got;
+	}
+	if (o->off + o->len > o->used)
+		o->used = o->off + o->len;
+	return true;
 }
 
 /* What the redactor holds, after a quiet moment or at the end. */
@@ -710,6 +745,8 @@ pipe_release(struct opipe *o)
 		return; /* after the caller has taken some */
 	redact_flush(o->rd, (char *)o->d + o->len, &got);
 	o->len += got;
+	if (o->len > o->used)
+		o->used = o->len;
 }
 
 /* What the caller's fd takes now, without waiting for it. */
@@ -740,6 +777,30 @@ pipe_write(struct relay *r, struct opipe *o)
 }
 
 /*
+ * fd's pipe made PIPE_BIG if it is smaller (and can be); its size after,
+ * and in *before the size it had (0: not a pipe, or not changed).
+ */
+static int
+pipe_grow(int fd, int *before)
+{
+	struct stat st;
+	int now, want;
+
+	*before = 0;
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) ||
+	    (now = fcntl(fd, F_GETPIPE_SZ)) < 0)
+		return PIPE_SMALL;
+	for (want = PIPE_BIG; want > now; want /= 2)
+		if (fcntl(fd, F_SETPIPE_SZ, want) >= 0) {
+			*before = now;
+			return fcntl(fd, F_GETPIPE_SZ) > 0
+			    ? fcntl(fd, F_GETPIPE_SZ)
+			    : want;
+		}
+	return now;
+}
+
+/*
  * The redaction buffers; false when there is no memory for them (the
  * sandbox is then killed: its output must not pass unredacted).
  */
@@ -761,17 +822,29 @@ redact_setup(struct relay *r, int master, const struct pty_wait *w)
 		return true;
 	for (int i = 0; i < 2; i++) {
 		struct opipe *o = &r->pipe[i];
+		int ignored, size;
 
 		if (rd[i] == NULL || fd[i] < 0)
 			continue;
 		o->fd = fd[i];
 		o->rd = rd[i];
-		o->cap = PIPE_READ + redact_room_max(o->rd, PIPE_READ);
+		size = pipe_grow(o->fd, &ignored);
+		o->rmax = size > PIPE_SMALL ? (size_t)size : PIPE_SMALL;
+		(void)pipe_grow(o->to, &o->to_size);
+		/* Room for a read and its redaction: what a read may take is
+		 * bounded by it (pipe_read), so all of rmax when values are
+		 * not much shorter than their markers. */
+		o->cap = 2 * o->rmax;
 		o->d = malloc(o->cap);
-		if (r->praw == NULL)
-			r->praw = malloc(PIPE_READ);
-		if (o->d == NULL || r->praw == NULL)
+		if (o->d == NULL)
 			return false;
+		if (o->rmax > r->praw_cap) {
+			free(r->praw);
+			r->praw_cap = o->rmax;
+			r->praw = malloc(r->praw_cap);
+			if (r->praw == NULL)
+				return false;
+		}
 		(void)fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) | O_NONBLOCK);
 	}
 	return true;
@@ -780,21 +853,28 @@ redact_setup(struct relay *r, int master, const struct pty_wait *w)
 static void
 redact_teardown(struct relay *r)
 {
-	for (int i = 0; i < 2; i++) {
+	/* Backwards: fds 1 and 2 may be one pipe, grown by the first. */
+	for (int i = 1; i >= 0; i--) {
 		struct opipe *o = &r->pipe[i];
 
 		/* Our ends of the pipes; the caller's session keeps its. */
 		if (o->fd >= 0)
 			close(o->fd);
 		o->fd = -1;
+		/* Fails (EBUSY) while the caller has more unread: then it
+		 * stays as big. */
+		if (o->to_size > 0)
+			(void)fcntl(o->to, F_SETPIPE_SZ, o->to_size);
+		o->to_size = 0;
 		if (o->d)
-			explicit_bzero(o->d, o->cap);
+			explicit_bzero(o->d, o->used);
 		free(o->d);
 		o->d = NULL;
 	}
 	if (r->praw)
-		explicit_bzero(r->praw, PIPE_READ);
+		explicit_bzero(r->praw, r->praw_used);
 	free(r->praw);
+	r->praw = NULL;
 	if (r->red)
 		explicit_bzero(r->red, r->red_cap);
 	free(r->red);
@@ -982,7 +1062,8 @@ pty_outer_wait(
 				pf[np++] = (struct pollfd){
 				    .fd = o->fd, .events = POLLIN};
 			}
-			if (o->len > 0 && !o->broken) {
+			o->out_polled = o->len > 0 && !o->broken;
+			if (o->out_polled) {
 				pk[np] = P_PIPE_OUT;
 				pp[np] = o;
 				pf[np++] = (struct pollfd){
@@ -1090,8 +1171,12 @@ pty_outer_wait(
 				relay_to_caller(r, alive ? init : -1);
 				pump_red(r);
 			} else if (pk[i] == P_PIPE) {
-				if (pp[i]->fd >= 0)
-					pipe_read(r, pp[i]);
+				/* What was read goes on at once: the caller's
+				 * pipe mostly has room, and a poll less per
+				 * read counts. */
+				if (pp[i]->fd >= 0 && pipe_read(r, pp[i]) &&
+				    !pp[i]->out_polled)
+					pipe_write(r, pp[i]);
 			} else if (pk[i] == P_PIPE_OUT) {
 				pipe_write(r, pp[i]);
 			}

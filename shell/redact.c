@@ -181,6 +181,27 @@ tail(const struct redact *r, const char *w, size_t from, size_t len)
 	return best;
 }
 
+size_t
+redact_pass(const struct redact *r, const char *in, size_t n)
+{
+	size_t m = n, at, end;
+
+	if (r->held > 0)
+		return 0;
+	/* The scan sends out, as they are, the bytes before the earliest
+	 * value; with none, all but the tail it keeps.  A value that
+	 * starts before m may end after it. */
+	for (size_t i = 0; i < r->n; i++) {
+		end =
+		    m < n && n - m > r->p[i].len - 1 ? m + r->p[i].len - 1 : n;
+		if ((at = find(in, 0, end, &r->p[i])) < m)
+			m = at;
+	}
+	if (m == n)
+		m = n - tail(r, in, 0, n);
+	return m;
+}
+
 /*
  * Could a value longer than mlen match at w[at..), once more bytes come:
  * are all the bytes there (fewer than its length) its beginning?

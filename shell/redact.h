@@ -41,6 +41,15 @@ void redact_free(struct redact *r);
 void redact_feed(
     struct redact *r, const char *in, size_t n, char *out, size_t *outlen);
 size_t redact_room(const struct redact *r, size_t n);
+/*
+ * How many leading bytes of in[0..n) a feed of it would send out first,
+ * as they are: when nothing is held, those before the first value and
+ * before any tail that may begin one; 0 when bytes are held.  Nothing
+ * changes in r: the caller passes in[0..m) on itself (no copy through
+ * out) and feeds in[m..n) next, and the output is what a feed of all of
+ * in gives.
+ */
+size_t redact_pass(const struct redact *r, const char *in, size_t n);
 /* redact_room's bound whatever is held: room for any feed of n bytes. */
 size_t redact_room_max(const struct redact *r, size_t n);
 /* Bytes held back now (0: everything fed is out). */

@@ -5,7 +5,10 @@
  * split into reads (a value split over two reads is found); random
  * binary data without a value passes byte for byte; short values are
  * left alone; a tail that only looks like a value's start comes out
- * with the next read or at the flush.  form_is_transfer (shell/form.c)
+ * with the next read or at the flush.  redact_pass, the relay's way of
+ * sending the bytes before any value on without copying them, gives the
+ * same output for every split, and stops before a value that begins
+ * before one found first.  form_is_transfer (shell/form.c)
  * names the file-transfer forms that are never redacted, and nothing
  * else.
  */
@@ -57,6 +60,45 @@ run(struct redact *r, const char *s, size_t n, size_t step, size_t *ret_len)
 	return out;
 }
 
+/*
+ * As the relay reads a pipe: of each piece the bytes redact_pass gives
+ * go out as they are, the rest is fed (from a copy).
+ */
+static char *
+run_pass(
+    struct redact *r, const char *s, size_t n, size_t step, size_t *ret_len)
+{
+	char *out = malloc(redact_room(r, n) + n * 2 + 64);
+	size_t o = 0, k, m, got;
+
+	for (size_t i = 0; i < n; i += k) {
+		k = step == 0 || n - i < step ? n - i : step;
+		m = redact_pass(r, s + i, k);
+		memcpy(out + o, s + i, m);
+		o += m;
+		if (m < k) {
+			char *tmp = malloc(redact_room(r, k - m));
+
+			got = 0;
+			redact_feed(r, s + i + m, k - m, tmp, &got);
+			memcpy(out + o, tmp, got);
+			o += got;
+			free(tmp);
+		}
+	}
+	{
+		char tmp[128];
+
+		got = 0;
+		redact_flush(r, tmp, &got);
+		memcpy(out + o, tmp, got);
+		o += got;
+	}
+	out[o] = '\0';
+	*ret_len = o;
+	return out;
+}
+
 TEST(markers)
 {
 	struct redact *r = NULL;
@@ -85,6 +127,82 @@ TEST(markers)
 			ok(1, "the same output for reads of 1 to %zu bytes",
 			    step);
 	}
+	for (size_t step = 0; step <= strlen(in); step++) {
+		out = run_pass(r, in, strlen(in), step, &n);
+		if (strcmp(out, want) != 0) {
+			ok(0, "redact_pass, reads of %zu bytes: %s", step, out);
+			free(out);
+			break;
+		}
+		free(out);
+		if (step == strlen(in))
+			ok(1,
+			    "redact_pass: the same output for reads of 0 to "
+			    "%zu bytes",
+			    step);
+	}
+	redact_free(r);
+}
+
+TEST(pass)
+{
+	/* B is looked for first; A starts before B's match and ends after
+	 * it: the scan replaces A, so only what is before A passes. */
+	static char *const env2[] = {
+	    "B=6789abcdefgh",
+	    "A=0123456789",
+	    NULL,
+	};
+	const char *in = "xx0123456789abcdefgh";
+	struct redact *r = NULL;
+	char out[256], *all;
+	size_t n = 0;
+	int bad = 0;
+
+	redact_new(env, &r);
+	is_int((int)redact_pass(r, "plain text\n", 11), 11,
+	    "redact_pass: bytes without a value all pass");
+	is_int((int)redact_pass(r, "prompt$ sk-li", 13), 8,
+	    "... but a tail that may begin a value");
+	is_int((int)redact_pass(r, "a ghp_tokentokentoken b", 23), 2,
+	    "... up to the first value");
+	is_int((int)redact_held(r), 0, "... and r is as it was");
+	redact_feed(r, "prompt$ sk-li", 13, out, &n);
+	is_int((int)redact_pass(r, "ve-0123 x", 9), 0,
+	    "... none while bytes are held");
+	redact_free(r);
+
+	r = NULL;
+	redact_new(env2, &r);
+	is_int((int)redact_pass(r, in, strlen(in)), 2,
+	    "... up to a value that starts before one found first");
+	all = run_pass(r, in, strlen(in), 0, &n);
+	is_str(all, "xx[aisb: redacted A]abcdefgh", "... and it is replaced");
+	free(all);
+	redact_free(r);
+
+	/* Random bytes with values at every offset of a piece's end. */
+	r = NULL;
+	redact_new(env, &r);
+	for (size_t at = 0; at < 40 && !bad; at++) {
+		char buf[200];
+		size_t a, b;
+		char *x, *y;
+
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (char)(i * 131 + 7);
+		memcpy(buf + 100 - at, "sk-live-0123456789abcdef", 24);
+		memcpy(buf + 150 - at / 2, "sk-live-0123", 12);
+		for (size_t step = 1; step <= 64 && !bad; step++) {
+			x = run(r, buf, sizeof(buf), step, &a);
+			y = run_pass(r, buf, sizeof(buf), step, &b);
+			if (a != b || memcmp(x, y, a) != 0)
+				bad = 1;
+			free(x);
+			free(y);
+		}
+	}
+	ok(!bad, "redact_pass and redact_feed agree for values across pieces");
 	redact_free(r);
 }
 
@@ -240,6 +358,7 @@ main(void)
 {
 	RUN(markers);
 	RUN(held);
+	RUN(pass);
 	RUN(binary);
 	RUN(nothing);
 	RUN(transfer_forms);
