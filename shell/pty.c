@@ -130,20 +130,25 @@ struct obuf {
 /*
  * Without a tty, with secrets, every byte the sandbox writes takes one
  * more pipe and a read, scan and write here.  Big pipes make that
- * cheaper: the inner's output pipes, and the caller's fd 1 or 2 when it
- * is a pipe, are made PIPE_BIG (F_SETPIPE_SZ; less when pipe-max-size or
- * the user's pipe quota says no) for the session, and one read takes up
- * to what the pipe holds.  The caller's pipe gets its size back at the
- * end.
+ * cheaper: the inner's output pipes are made PIPE_BIG (F_SETPIPE_SZ;
+ * less when pipe-max-size or the user's pipe quota says no), and one
+ * read takes up to what the pipe holds.  So is the caller's fd 1 or 2
+ * when it is a pipe, but only once it has taken PIPE_GROW_AFTER bytes
+ * (a bulk stream, read as it comes): below that the caller's pipe stays
+ * as it is, and a caller that reads slowly holds the session back as
+ * without secrets.  It gets its size back at the end.
  */
 #define PIPE_BIG (1 << 20)
 #define PIPE_SMALL 65536 /* a pipe's default size */
+#define PIPE_GROW_AFTER (4 << 20)
 
 /* Without a tty, with secrets: one of the inner's output pipes. */
 struct opipe {
 	int fd; /* its read end; -1: none, or read to its end */
 	int to; /* the caller's fd: 1 or 2 */
 	int to_size; /* the caller's pipe size before, to give back; 0 */
+	bool to_grown; /* tried (PIPE_GROW_AFTER) */
+	uint64_t sent; /* bytes the caller took */
 	struct redact *rd;
 	bool broken; /* the caller's fd is gone: discard */
 	int64_t last_in; /* when bytes last came */
@@ -661,6 +666,29 @@ caller_utf8(void)
 /* ---- without a tty, with secrets: the inner's stdout and stderr ---- */
 
 /*
+ * fd's pipe made PIPE_BIG if it is smaller (and can be); its size after,
+ * and in *before the size it had (0: not a pipe, or not changed).
+ */
+static int
+pipe_grow(int fd, int *before)
+{
+	struct stat st;
+	int now, want, got;
+
+	*before = 0;
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) ||
+	    (now = fcntl(fd, F_GETPIPE_SZ)) < 0)
+		return PIPE_SMALL;
+	/* F_SETPIPE_SZ gives the size it made. */
+	for (want = PIPE_BIG; want > now; want /= 2)
+		if ((got = fcntl(fd, F_SETPIPE_SZ, want)) > 0) {
+			*before = now;
+			return got;
+		}
+	return now;
+}
+
+/*
  * A pipe is done once read to its end and handed on, or when the
  * caller's side is gone.
  */
@@ -774,30 +802,11 @@ pipe_write(struct relay *r, struct opipe *o)
 	o->len -= (size_t)w;
 	if (o->len == 0)
 		o->off = 0;
-}
-
-/*
- * fd's pipe made PIPE_BIG if it is smaller (and can be); its size after,
- * and in *before the size it had (0: not a pipe, or not changed).
- */
-static int
-pipe_grow(int fd, int *before)
-{
-	struct stat st;
-	int now, want;
-
-	*before = 0;
-	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) ||
-	    (now = fcntl(fd, F_GETPIPE_SZ)) < 0)
-		return PIPE_SMALL;
-	for (want = PIPE_BIG; want > now; want /= 2)
-		if (fcntl(fd, F_SETPIPE_SZ, want) >= 0) {
-			*before = now;
-			return fcntl(fd, F_GETPIPE_SZ) > 0
-			    ? fcntl(fd, F_GETPIPE_SZ)
-			    : want;
-		}
-	return now;
+	o->sent += (uint64_t)w;
+	if (!o->to_grown && o->sent >= PIPE_GROW_AFTER) {
+		o->to_grown = true;
+		(void)pipe_grow(o->to, &o->to_size);
+	}
 }
 
 /*
@@ -830,7 +839,6 @@ redact_setup(struct relay *r, int master, const struct pty_wait *w)
 		o->rd = rd[i];
 		size = pipe_grow(o->fd, &ignored);
 		o->rmax = size > PIPE_SMALL ? (size_t)size : PIPE_SMALL;
-		(void)pipe_grow(o->to, &o->to_size);
 		/* Room for a read and its redaction: what a read may take is
 		 * bounded by it (pipe_read), so all of rmax when values are
 		 * not much shorter than their markers. */
