@@ -15,7 +15,8 @@
  * --check-config as root without --user checks the whole tree: the
  * system file alone, every DIR/users.d/NAME.conf merged for its user, and
  * every agent's merged policy with what a session would refuse on it
- * (an agent that is root, a missing project.path or env.secret file).
+ * (an agent that is root, a missing project.path or env.secret file, an
+ * unsafe directory above the project: pathsafe.h).
  * Every problem is printed; the status is 78 if there is any.
  *
  * Exit status: 0; 78 when the policy is invalid or unsafe (every error
@@ -65,6 +66,7 @@
 
 #include "aisb.h"
 #include "args.h"
+#include "pathsafe.h"
 #include "policy.h"
 #include "util.h"
 
@@ -233,6 +235,39 @@ tree_seen(struct tree *t, const char *user)
 	return false;
 }
 
+/*
+ * The project's root, or the project outside every root, as the session
+ * checks it before it starts (shell/project.c, pathsafe.h): the first
+ * root that holds project.path, else the directories above the path.
+ */
+static void
+tree_project_path(
+    struct tree *t, const struct passwd *pw, const struct aisb_policy *p)
+{
+	const char *d = p->project.path, *root = NULL, *key = "project.path";
+	char text[3 * PATH_MAX];
+	struct pathsafe u;
+	struct stat st;
+	bool bad;
+
+	for (size_t i = 0; i < p->project.roots.n && !root; i++)
+		if (pathsafe_under(p->project.roots.v[i], d))
+			root = p->project.roots.v[i];
+	if (root) {
+		key = "project.roots";
+		if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+			return; /* the missing project says so */
+		bad = pathsafe_root(root, &st, pw->pw_uid, &u);
+	} else
+		bad = pathsafe_above(d, &u);
+	if (!bad)
+		return;
+	pathsafe_text(&u, root ? "project root" : "project", root ? root : d,
+	    text, sizeof(text));
+	problem(t, "%s: %s: %s (agent %s); a session refuses it",
+	    policy_origin(p, key), key, text, pw->pw_name);
+}
+
 /* What a session of agent pw would refuse on its merged policy. */
 static void
 tree_session(
@@ -248,6 +283,8 @@ tree_session(
 		problem(t, "%s: project.path: %s (agent %s) %s",
 		    policy_origin(p, "project.path"), d, pw->pw_name,
 		    errno == ENOENT ? "does not exist" : "is not a directory");
+	else if (d && *d)
+		tree_project_path(t, pw, p);
 	for (size_t i = 0; i < p->env.nsecrets; i++) {
 		const struct aisb_secret *s = &p->env.secrets[i];
 

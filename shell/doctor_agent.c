@@ -82,21 +82,6 @@ report_unsafe(struct doctor *d, const char *check, const char *path,
 	doctor_report(d, FAIL, check, fix, "%s", text);
 }
 
-/* Is path (absolute) root itself or below it?  Lexically, as
- * project_select decides. */
-static bool
-is_under(const char *root, const char *path)
-{
-	size_t n = strlen(root);
-
-	while (n > 1 && root[n - 1] == '/')
-		n--;
-	if (n == 1 && root[0] == '/')
-		return true;
-	return strncmp(path, root, n) == 0 &&
-	    (path[n] == '/' || path[n] == '\0');
-}
-
 /*
  * The project roots: the directories above each must be root's; the
  * root itself may be the agent's or root's, and writable by nobody else
@@ -136,7 +121,8 @@ check_dir(struct doctor *d, const struct passwd *pw, const char *what,
 	/* A project under a root: the root's parents are what matter. */
 	if (p) {
 		for (size_t i = 0; i < p->project.roots.n; i++)
-			in_root |= is_under(p->project.roots.v[i], path);
+			in_root |=
+			    pathsafe_under(p->project.roots.v[i], path) != NULL;
 		if (!check_roots(d, pw, p, check))
 			return;
 	}

@@ -144,3 +144,21 @@ pathsafe_fix(const struct pathsafe *u, char *buf, size_t n)
 		break;
 	}
 }
+
+/* See pathsafe.h. */
+const char *
+pathsafe_under(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')
+		return path + 1;
+	if (strncmp(path, root, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+		return NULL;
+	path += n;
+	while (*path == '/')
+		path++;
+	return path;
+}

@@ -65,6 +65,13 @@ bool pathsafe_root(
 void pathsafe_text(const struct pathsafe *u, const char *role, const char *path,
     char *buf, size_t n);
 
+/*
+ * Is path (absolute) root itself or below it?  Lexical, on purpose: the
+ * session then resolves the remainder beneath the root (openat2
+ * RESOLVE_BENEATH).  The remainder ("" for root itself), or NULL.
+ */
+const char *pathsafe_under(const char *root, const char *path);
+
 /* The command or the step that fixes it, for the doctor. */
 void pathsafe_fix(const struct pathsafe *u, char *buf, size_t n);
 

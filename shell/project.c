@@ -21,25 +21,6 @@
 #include "session.h"
 #include "util.h"
 
-/* Is path (absolute) root itself or below it?  Lexical, on purpose: the
- * remainder is then resolved beneath the root by the kernel. */
-static const char *
-under(const char *root, const char *path)
-{
-	size_t n = strlen(root);
-
-	while (n > 1 && root[n - 1] == '/')
-		n--;
-	if (n == 1 && root[0] == '/')
-		return path + 1;
-	if (strncmp(path, root, n) != 0 || (path[n] != '/' && path[n] != '\0'))
-		return NULL;
-	path += n;
-	while (*path == '/')
-		path++;
-	return path;
-}
-
 static int
 sel_set(struct project_sel *s, const char *path, const char *root,
     const char *rel, const char *how)
@@ -63,7 +44,7 @@ sel_under_roots(const struct aisb_policy *p, const char *path, const char *how,
 	size_t i;
 
 	for (i = 0; i < p->project.roots.n; i++) {
-		const char *rel = under(p->project.roots.v[i], path);
+		const char *rel = pathsafe_under(p->project.roots.v[i], path);
 
 		if (rel) {
 			int r =

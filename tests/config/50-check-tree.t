@@ -1,7 +1,8 @@
 #!/bin/bash
 # --check-config as root without --user checks the whole tree: the
 # system file, every users.d file merged for its user, and every agent's
-# merged policy with what a session would refuse (a missing project).
+# merged policy with what a session would refuse (a missing project, an
+# unsafe directory above the project).
 # A good tree says valid with exit 0; a broken users.d file or a missing
 # project is exit 78 with FILE:LINE, every problem listed.
 # shellcheck source=tests/lib/tap.sh
@@ -60,4 +61,28 @@ is "$(grep -c 'does not exist' "$dir/out")" 2 "both missing projects are listed"
 mkdir -m 0755 "$dir/proj-$a" "$dir/proj-$b"
 check
 is "$?" 0 "fixed again: exit 0"
+
+# What a session refuses above the project: a directory others may
+# write (not sticky), once for a project outside every root and once
+# for a project root.  The twin: the same directory made safe.
+mkdir -m 0755 "$dir/open" "$dir/open/proj-$a"
+chmod 0777 "$dir/open"
+printf 'project {\n\tpath = "%s"\n}\n' "$dir/open/proj-$a" >"$dir/users.d/$a.conf"
+chmod 0644 "$dir/users.d/$a.conf"
+check
+is "$?" 78 "a project below a 0777 directory: exit 78"
+like "$(cat "$dir/out")" "$dir/users.d/$a.conf:2: project.path: '$dir/open' above project $dir/open/proj-$a is writable by group or other \\(mode 0777\\).* \\(agent $a\\); a session refuses it" \
+	"with the session's own words, FILE:LINE and the agent"
+unlike "$(cat "$dir/out")" "agent $b" "the other agent is not named"
+printf 'project {\n\tpath = "%s"\n\troots = {"%s"}\n}\n' "$dir/open/proj-$a" "$dir/open/proj-$a" >"$dir/users.d/$a.conf"
+check
+is "$?" 78 "a project root below a 0777 directory: exit 78"
+like "$(cat "$dir/out")" "project.roots: '$dir/open' above project root $dir/open/proj-$a is writable by group or other .*\\(agent $a\\); a session refuses it" \
+	"named as the root's problem"
+chmod 1777 "$dir/open"
+check
+is "$?" 0 "the twin: the same directory sticky (as /tmp): exit 0"
+chmod 0755 "$dir/open"
+check
+is "$?" 0 "and root's 0755: exit 0"
 done_testing
