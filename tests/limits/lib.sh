@@ -33,9 +33,14 @@ lim_user() {
 	exec {LIM_LOCKFD}>"/run/aisb-$1.lock"
 	flock -w 600 "$LIM_LOCKFD" ||
 		skip_all "another run of this test holds /run/aisb-$1.lock"
+	# A home left by an earlier run (root's, below: userdel -r keeps a
+	# home its user does not own) would hand this run its stale files.
+	# The name is this suite's own test user.
+	rm -rf "/home/${1:?}"
 	tu_user "$1" || return 1
 	local h
 	h=$(getent passwd "$1" | cut -d: -f6)
+	[ -n "$h" ] && [ "$h" != / ] || return 1
 	mkdir -p "$h/project"
 	cp "$LIM_TOOL_SRC" "$h/project/lim_tool"
 	chown -R "$1:" "$h/project"
@@ -45,6 +50,9 @@ lim_user() {
 	# the user can still leave their output files in it.
 	chown root:root "$h"
 	chmod 1777 "$h"
+	# Back to the user before tu_user's userdel -r (cleanups run first),
+	# which removes only a home its user owns.
+	at_exit "chown '$1:' '$h'"
 }
 
 # lim_conf NAME LIMITS...: $LIM_DIR/NAME.conf with the given limits
