@@ -11,6 +11,16 @@
  * which copies bytes.  setsid() alone, bubblewrap's answer, would
  * break job control: with a real pty, Ctrl-Z, fg and Ctrl-C work
  * inside as on any terminal.
+ *
+ * One concern past 800 lines: the bytes between the caller and the
+ * session.  The file holds the pty (pty_open, pty_attach) and the
+ * outer's one poll loop (pty_outer_wait) that relays them: the caller's
+ * input to the pty, the pty's output through the redaction (redact.c)
+ * and the escape filter (ttyfilter.c) to the caller, egress notices at
+ * a line boundary, the end of the session; and, without a tty but with
+ * secrets, the inner's stdout and stderr through two pipes.  Both paths
+ * share the loop's state (struct relay) and its end, so they are one
+ * file; each has a section below.
  */
 #define _GNU_SOURCE
 #include <errno.h>
