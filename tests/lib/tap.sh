@@ -85,6 +85,19 @@ require_root() {
 	[ "$(id -u)" = 0 ] || skip_all "needs root (creates users)"
 }
 
+# san_build: BUILD is the ASan+UBSan build (`make asan`).
+san_build() {
+	nm "$BUILD/libexec/aisb/aisb-shell-main" 2>/dev/null | grep -q __asan_init
+}
+
+# skip_in_san: a test that builds the package from the source and runs
+# what it installs uses nothing of BUILD, so a sanitizer build has
+# nothing to add to it: `make check` runs it.
+skip_in_san() {
+	san_build && skip_all "runs the package built from the source, nothing of the ASan build (make check runs it)"
+	return 0
+}
+
 # Can an unprivileged user create a user namespace here?
 have_userns() {
 	local u=${1:-nobody}

@@ -7,6 +7,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 
 require_root
+skip_in_san
 # One at a time machine-wide: the package, the test user and the PAM
 # stacks are global, and `make check` may run in several trees at once.
 exec {pkg_lock}>/run/aisb-tdoc-package.lock

@@ -3,6 +3,7 @@
 # provides rpmbuild; BuildRequires are not checked there: --nodeps).
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+skip_in_san
 
 command -v rpmbuild >/dev/null || skip_all "rpmbuild is missing (tests/deps.d/docs.txt)"
 src=$AISB_SRC

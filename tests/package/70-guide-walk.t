@@ -29,6 +29,7 @@
 . "$(dirname "$0")/../lib/syslog.sh"
 
 require_root
+skip_in_san
 guide=$AISB_SRC/docs/admin-guide.md
 [ -f "$guide" ] || skip_all "no docs/admin-guide.md"
 

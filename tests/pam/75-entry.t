@@ -131,7 +131,7 @@ fi
 # --- aisb-shell-main itself ------------------------------------------------
 # An ASan build's aisb-shell-main cannot be started with LD_PRELOAD at
 # all: the sanitizer's runtime must come first and aborts before main.
-if ldd "$MAIN" 2>/dev/null | grep -q asan || nm "$MAIN" 2>/dev/null | grep -q __asan_init; then
+if san_build; then
 	for d in "control: aisb-shell-main started directly loads LD_PRELOAD" \
 		"control: ... and the LD_LIBRARY_PATH stand-in"; do
 		skip "$d" "aisb-shell-main is an ASan program: its runtime refuses an LD_PRELOAD"
