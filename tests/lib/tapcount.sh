@@ -10,7 +10,9 @@ tap_summary() {
 	# grep -c prints 0 and fails when nothing matches: || true keeps
 	# a caller's set -e out of it.
 	passed=$(grep -Ec '^ok [0-9]+' "$log" || true)
-	skipped=$(grep -Ec '^ok [0-9]+.*# *SKIP|^1\.\.0 # SKIP' "$log" || true)
+	# A whole file skipped is prove's "FILE .... skipped: WHY" line (or
+	# a bare "1..0 # SKIP WHY" where no prove ran): one skip each.
+	skipped=$(grep -Ec '^ok [0-9]+.*# *SKIP|^1\.\.0 # SKIP|^(\[[0-9:]+\] )?[^ ]+ \.+ skipped: ' "$log" || true)
 	failed=$(grep -Ec '^not ok [0-9]+' "$log" || true)
 	passed=$((passed - $(grep -Ec '^ok [0-9]+.*# *SKIP' "$log" || true)))
 	# A script that died without printing "not ok" still fails the run.
