@@ -119,9 +119,10 @@ FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 PROGS	  := $(ENTRY_BIN) $(SHELL_BIN) $(if $(GATE_SRC),$(GATE_BIN)) $(if $(PAM_SRC),$(PAM_SO))
 
-.PHONY: all check check-unit asan fuzz fuzz-build demo install uninstall \
+.PHONY: all progs check check-unit asan fuzz fuzz-build demo install uninstall \
 	lint clean deps-build deps-test bench dist
 all: $(PROGS) $(UNIT_BIN) $(HELP_BIN) $(if $(GATE_SRC),$(GATE_TEST_BIN))
+progs: $(PROGS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -247,7 +248,9 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBAISB)
 check: all deps-test
 	BUILD=$(abspath $(BUILD)) tests/run
 
-check-unit: all
+# The unit tests, the programs and the helpers they start (not the
+# gate's test build).
+check-unit: $(PROGS) $(UNIT_BIN) $(HELP_BIN)
 	BUILD=$(abspath $(BUILD)) tests/run tests/unit
 
 # check-PART: one directory of tests, tests/PART (check-gate,
@@ -309,9 +312,10 @@ $(FUZZ_RUN): %.run: %
 	    fi
 
 # deps-build may install the libraries: the build reads them in a make
-# started after it.
+# started after it.  The demo needs only the programs (the tests' build
+# comes with the first check).
 demo: deps-build
-	$(MAKE) all
+	$(MAKE) progs
 	BUILD=$(abspath $(BUILD)) tests/demo.sh
 
 # The entry point runs BINDIR/../libexec/aisb/aisb-shell-main (and
