@@ -79,6 +79,9 @@ pkgs=(
 	# what the guest tests use (tests/vm, tests/limits, two of tests/pam)
 	perl bc procps psmisc iproute2 util-linux passwd login python3 curl
 	tmux pamtester
+	# the test internet of tests/net/20-credentials.t (dnsmasq without
+	# its service; openssl makes the test CA and the origins' certificates)
+	dnsmasq-base openssl ca-certificates
 )
 # What the README's quick start installs on a fresh machine: git and
 # make, then (make demo) tests/deps.sh's build list.
