@@ -131,19 +131,12 @@ import os, urllib.request
 r = urllib.request.Request(\"https://api.test/echo\", headers={\"x-api-key\": os.environ[\"API_KEY\"]})
 print(urllib.request.urlopen(r, timeout=15).read().decode())"')
 like "$out" "X-Api-Key: $KEY|x-api-key: $KEY" "Python urllib: the real value arrives"
-# The VM lane's guest has no git on purpose (tests/vm/95-fresh-demo.t
-# installs it on a fresh machine).
-if command -v git >/dev/null; then
-	internet_git_repo "$N" r1 || fail "a git repository on the test internet"
-	printf 'Basic %s\n' "$(printf 'x-access-token:%s' "$TOK" | base64 -w0)" > "$INET_DIR/private.auth"
-	out=$(insh "$c" 'cd /tmp && git clone -q "https://x-access-token:$GIT_TOKEN@api.example.test/private/git/r1.git" r && cat r/README')
-	is "$out" "aisb test repo r1" "git over https: a clone with the token (Basic, after a 401)"
-	out=$(insh "$c" 'cd /tmp && GIT_TERMINAL_PROMPT=0 git clone -q "https://x-access-token:nottheplaceholder@api.example.test/private/git/r1.git" r 2>&1; echo "rc=$?"')
-	like "$out" "rc=128" "... and without the placeholder, the origin refuses it (witness)"
-else
-	skip "git over https: a clone with the token" "git not installed"
-	skip "... and without the placeholder, the origin refuses it" "git not installed"
-fi
+internet_git_repo "$N" r1 || fail "a git repository on the test internet"
+printf 'Basic %s\n' "$(printf 'x-access-token:%s' "$TOK" | base64 -w0)" > "$INET_DIR/private.auth"
+out=$(insh "$c" 'cd /tmp && git clone -q "https://x-access-token:$GIT_TOKEN@api.example.test/private/git/r1.git" r && cat r/README')
+is "$out" "aisb test repo r1" "git over https: a clone with the token (Basic, after a 401)"
+out=$(insh "$c" 'cd /tmp && GIT_TERMINAL_PROMPT=0 git clone -q "https://x-access-token:nottheplaceholder@api.example.test/private/git/r1.git" r 2>&1; echo "rc=$?"')
+like "$out" "rc=128" "... and without the placeholder, the origin refuses it (witness)"
 
 # --- refusals
 # A client that trusts only its own CA: curl's --cacert alone does not

@@ -79,9 +79,12 @@ pkgs=(
 	# what the guest tests use (tests/vm, tests/limits, two of tests/pam)
 	perl bc procps psmisc iproute2 util-linux passwd login python3 curl
 	tmux pamtester
-	# the test internet of tests/net/20-credentials.t (dnsmasq without
-	# its service; openssl makes the test CA and the origins' certificates)
-	dnsmasq-base openssl ca-certificates
+	# tests/vm/96-credentials.t: the test internet (dnsmasq without its
+	# service; openssl makes the test CA and the origins' certificates)
+	# and a client runtime (Node's fetch); git comes from the local
+	# repository below, since the fresh-machine test needs a guest
+	# without it
+	dnsmasq-base openssl ca-certificates nodejs
 )
 # What the README's quick start installs on a fresh machine: git and
 # make, then (make demo) tests/deps.sh's build list.

@@ -108,3 +108,35 @@ wait_for() {
 	done
 	return 1
 }
+
+# The image's local repository: git, make and the build's packages,
+# downloaded (not installed) when the image was built, with what they
+# pull in (tests/vm/image.sh).  The guest has no network to fetch them.
+VM_REPO=/opt/aisb-vm-repo
+_vm_apt_off=$VM_STATE/apt-off
+
+# vm_local_apt_on: apt sees only VM_REPO (the guest's own sources are
+# moved aside); vm_local_apt_off puts them back.  The caller registers
+# vm_local_apt_off with at_exit first.
+vm_local_apt_on() {
+	local f
+	[ -s "$VM_REPO/Packages" ] || return 1
+	mkdir -p "$_vm_apt_off" || return 1
+	[ -e /etc/apt/sources.list ] && mv /etc/apt/sources.list "$_vm_apt_off/.sources.list"
+	for f in /etc/apt/sources.list.d/*; do
+		[ -e "$f" ] && mv "$f" "$_vm_apt_off/"
+	done
+	echo "deb [trusted=yes] file:$VM_REPO ./" >/etc/apt/sources.list.d/aisb-vm-repo.list
+	apt-get -o Acquire::Retries=3 update -qq >/dev/null 2>&1
+}
+vm_local_apt_off() {
+	local f
+	rm -f /etc/apt/sources.list.d/aisb-vm-repo.list
+	[ -d "$_vm_apt_off" ] || return 0
+	for f in "$_vm_apt_off"/*; do
+		[ -e "$f" ] && mv "$f" /etc/apt/sources.list.d/
+	done
+	[ -e "$_vm_apt_off/.sources.list" ] && mv "$_vm_apt_off/.sources.list" /etc/apt/sources.list
+	rmdir "$_vm_apt_off" 2>/dev/null
+	return 0
+}
