@@ -748,6 +748,10 @@ pipe_read(struct relay *r, struct opipe *o)
 		return false;
 	}
 	o->last_in = util_now_ms();
+	/* The raw bytes reach this far, whatever the redaction leaves:
+	 * the teardown wipes up to here. */
+	if (o->off + o->len + (size_t)n > o->used)
+		o->used = o->off + o->len + (size_t)n;
 	pass = redact_pass(o->rd, (const char *)at, (size_t)n);
 	o->len += pass;
 	if (pass < (size_t)n) {
@@ -851,8 +855,11 @@ redact_setup(struct relay *r, int master, const struct pty_wait *w)
 		o->rmax = size > PIPE_SMALL ? (size_t)size : PIPE_SMALL;
 		/* Room for a read and its redaction: what a read may take is
 		 * bounded by it (pipe_read), so all of rmax when values are
-		 * not much shorter than their markers. */
-		o->cap = 2 * o->rmax;
+		 * not much shorter than their markers.  Plus the worst a held
+		 * tail needs: with less, a long held tail could leave no room
+		 * for even one byte (or the flush) in an empty buffer, and the
+		 * pipe would never be read again. */
+		o->cap = 2 * o->rmax + redact_room_max(o->rd, 1);
 		o->d = malloc(o->cap);
 		if (o->d == NULL)
 			return false;
@@ -1011,6 +1018,8 @@ pty_outer_wait(
 		kill(init, SIGKILL);
 		redact_teardown(r);
 		r->rd = NULL;
+		/* What the pty already holds must not pass unredacted. */
+		r->out_broken = true;
 	}
 	piped = r->pipe[0].fd >= 0 || r->pipe[1].fd >= 0;
 

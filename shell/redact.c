@@ -197,9 +197,10 @@ redact_pass(const struct redact *r, const char *in, size_t n)
 		if ((at = find(in, 0, end, &r->p[i])) < m)
 			m = at;
 	}
-	if (m == n)
-		m = n - tail(r, in, 0, n);
-	return m;
+	/* A tail that may begin a value, also one that begins before the
+	 * earliest value found (a value inside a longer one). */
+	end = n - tail(r, in, 0, n);
+	return end < m ? end : m;
 }
 
 /*
@@ -277,6 +278,13 @@ scan(struct redact *r, const char *in, size_t n, char *out, size_t *outlen,
 		}
 		if (m == NULL)
 			break;
+		if (!final && (k = tail(r, w, pos, len)) > 0 && len - k < m->next) {
+			/* A longer value starts before the match and runs to
+			 * the end: once complete it covers the match (a value
+			 * inside another).  Wait for it from its start. */
+			put(out, &o, w + pos, len - k - pos);
+			goto keep;
+		}
 		if (!final && longer_may_follow(r, w, m->next, len, m->len)) {
 			/* A longer value may start here: wait and see. */
 			put(out, &o, w + pos, m->next - pos);

@@ -21,6 +21,7 @@ static char *const env[] = {
     "B=sk-live-01234",
     "C=aaaaaaaaaa",
     "D=abababab",
+    "E=url://sk-live-01234@h", /* B inside, not at its start */
     NULL,
 };
 

@@ -206,6 +206,55 @@ TEST(pass)
 	redact_free(r);
 }
 
+/*
+ * A value inside a longer one (a password inside its URL): the longer
+ * one is replaced whole, however the stream is split, also where a
+ * read ends after the shorter one is complete; when the longer one
+ * never completes, the shorter one alone is.
+ */
+TEST(nested)
+{
+	static char *const env3[] = {
+	    "DB_PASS=S3cretPassw0rd",
+	    "DB_URL=postgres://app:S3cretPassw0rd@db/x",
+	    NULL,
+	};
+	const char *in = "u=postgres://app:S3cretPassw0rd@db/x;";
+	const char *near = "u=postgres://app:S3cretPassw0rd@dz;";
+	struct redact *r = NULL;
+	size_t n = strlen(in), m = strlen(near), a, b;
+	int bad_feed = 0, bad_pass = 0, bad_near = 0;
+	char *x, *y;
+
+	is_int(redact_new(env3, &r), 0, "a redactor with a value inside another");
+	for (size_t step = 0; step <= n; step++) {
+		x = run(r, in, n, step, &a);
+		y = run_pass(r, in, n, step, &b);
+		if (strcmp(x, "u=[aisb: redacted DB_URL];") != 0) {
+			if (!bad_feed)
+				printf("# step %zu: %s\n", step, x);
+			bad_feed = 1;
+		}
+		if (strcmp(y, "u=[aisb: redacted DB_URL];") != 0)
+			bad_pass = 1;
+		free(x);
+		free(y);
+		x = run(r, near, m, step, &a);
+		y = run_pass(r, near, m, step, &b);
+		if (strcmp(x, "u=postgres://app:[aisb: redacted DB_PASS]@dz;") ||
+		    strcmp(y, x) != 0)
+			bad_near = 1;
+		free(x);
+		free(y);
+	}
+	ok(!bad_feed, "the longer value is replaced whole for every split");
+	ok(!bad_pass, "... also through redact_pass");
+	ok(!bad_near, "one that never completes leaves the shorter one replaced");
+	is_int((int)redact_pass(r, "x postgres://app:S3cretPassw0rd@d", 33), 2,
+	    "redact_pass stops where the longer value may begin");
+	redact_free(r);
+}
+
 TEST(held)
 {
 	struct redact *r = NULL;
@@ -359,6 +408,7 @@ main(void)
 	RUN(markers);
 	RUN(held);
 	RUN(pass);
+	RUN(nested);
 	RUN(binary);
 	RUN(nothing);
 	RUN(transfer_forms);
