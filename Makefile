@@ -357,6 +357,7 @@ lint: deps-build $(SECCOMP_BPF)
 	clang-format --dry-run --Werror $(C_FILES)
 	@# memleak: cppcheck does not know __attribute__((cleanup)); ASan/LSan run the suite.
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	    -j "$$(nproc)" \
 	    --inline-suppr --suppress=missingIncludeSystem --suppress=memleak -Ilib $(filter %.c,$(C_FILES))
 	@# One file per run: clang-tidy 14 keeps checker state across the files
 	@# of one run (va_start goes unseen: valist.Uninitialized reports).
@@ -367,7 +368,8 @@ lint: deps-build $(SECCOMP_BPF)
 	    -Ilib -iquote shell -iquote gate -iquote $(BUILD)/gen -Itests/lib \
 	    $(PKG_CFLAGS)
 	@# Source paths and the checks turned off, with reasons: .shellcheckrc.
-	shellcheck -x $(SH_FILES)
+	@# Side by side too, 16 files a run (xargs fails if any does).
+	@printf '%s\n' $(SH_FILES) | xargs -P "$$(nproc)" -n 16 shellcheck -x
 	@for m in $(wildcard docs/*.[58]); do \
 	    mandoc -Tlint -Wwarning $$m || exit 1; done
 
