@@ -278,7 +278,8 @@ scan(struct redact *r, const char *in, size_t n, char *out, size_t *outlen,
 		}
 		if (m == NULL)
 			break;
-		if (!final && (k = tail(r, w, pos, len)) > 0 && len - k < m->next) {
+		if (!final && (k = tail(r, w, pos, len)) > 0 &&
+		    len - k < m->next) {
 			/* A longer value starts before the match and runs to
 			 * the end: once complete it covers the match (a value
 			 * inside another).  Wait for it from its start. */

@@ -226,7 +226,8 @@ TEST(nested)
 	int bad_feed = 0, bad_pass = 0, bad_near = 0;
 	char *x, *y;
 
-	is_int(redact_new(env3, &r), 0, "a redactor with a value inside another");
+	is_int(
+	    redact_new(env3, &r), 0, "a redactor with a value inside another");
 	for (size_t step = 0; step <= n; step++) {
 		x = run(r, in, n, step, &a);
 		y = run_pass(r, in, n, step, &b);
@@ -241,7 +242,8 @@ TEST(nested)
 		free(y);
 		x = run(r, near, m, step, &a);
 		y = run_pass(r, near, m, step, &b);
-		if (strcmp(x, "u=postgres://app:[aisb: redacted DB_PASS]@dz;") ||
+		if (strcmp(
+		        x, "u=postgres://app:[aisb: redacted DB_PASS]@dz;") ||
 		    strcmp(y, x) != 0)
 			bad_near = 1;
 		free(x);
@@ -249,7 +251,8 @@ TEST(nested)
 	}
 	ok(!bad_feed, "the longer value is replaced whole for every split");
 	ok(!bad_pass, "... also through redact_pass");
-	ok(!bad_near, "one that never completes leaves the shorter one replaced");
+	ok(!bad_near,
+	    "one that never completes leaves the shorter one replaced");
 	is_int((int)redact_pass(r, "x postgres://app:S3cretPassw0rd@d", 33), 2,
 	    "redact_pass stops where the longer value may begin");
 	redact_free(r);
