@@ -203,24 +203,6 @@ redact_pass(const struct redact *r, const char *in, size_t n)
 	return end < m ? end : m;
 }
 
-/*
- * Could a value longer than mlen match at w[at..), once more bytes come:
- * are all the bytes there (fewer than its length) its beginning?
- */
-static bool
-longer_may_follow(
-    const struct redact *r, const char *w, size_t at, size_t len, size_t mlen)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		const struct pat *p = &r->p[i];
-
-		if (p->len > mlen && len - at < p->len &&
-		    memcmp(w + at, p->v, len - at) == 0)
-			return true;
-	}
-	return false;
-}
-
 static void
 put(char *out, size_t *o, const char *p, size_t n)
 {
@@ -279,18 +261,12 @@ scan(struct redact *r, const char *in, size_t n, char *out, size_t *outlen,
 		if (m == NULL)
 			break;
 		if (!final && (k = tail(r, w, pos, len)) > 0 &&
-		    len - k < m->next) {
-			/* A longer value starts before the match and runs to
-			 * the end: once complete it covers the match (a value
-			 * inside another).  Wait for it from its start. */
+		    len - k <= m->next) {
+			/* A longer value may start at the match or before it
+			 * and run to the end (a value inside another): once
+			 * complete it covers the match.  Wait for it from its
+			 * start. */
 			put(out, &o, w + pos, len - k - pos);
-			goto keep;
-		}
-		if (!final && longer_may_follow(r, w, m->next, len, m->len)) {
-			/* A longer value may start here: wait and see. */
-			put(out, &o, w + pos, m->next - pos);
-			pos = m->next;
-			k = len - pos;
 			goto keep;
 		}
 		put(out, &o, w + pos, m->next - pos);
